@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shimk: build the kernel image, boot it, test it.  "make help" lists targets.
+
+# Debian's interpreter: python3-kconfiglib lives in its dist-packages,
+# which a pyenv python3 earlier on PATH would not see.
+PYTHON        := /usr/bin/python3
+CROSS_COMPILE ?=
+CC            := $(CROSS_COMPILE)gcc
+LD            := $(CROSS_COMPILE)ld
+HOSTCC        ?= gcc
+BUILD         := build
+KCONFIG_CONFIG ?= .config
+export KCONFIG_CONFIG
+
+CONFIG_H := $(BUILD)/include/generated/config.h
+AUTOCONF := $(BUILD)/include/config/auto.conf
+KDEPS    := $(BUILD)/include/config/auto.conf.d
+XEN_INC  := $(BUILD)/include/xen
+
+no-config-goals := defconfig menuconfig olddefconfig savedefconfig clean help deps
+ifneq ($(filter-out $(no-config-goals),$(or $(MAKECMDGOALS),all)),)
+-include $(AUTOCONF)
+-include $(KDEPS)
+endif
+
+.DEFAULT_GOAL := all
+.PHONY: all run check bench stress iso defconfig menuconfig olddefconfig \
+        savedefconfig clean help deps unit unit-build matrix
+
+# --- configuration -----------------------------------------------------------
+
+# No .config yet: start from the defconfig, as Xen's build does.
+$(KCONFIG_CONFIG):
+	@echo "  KCONFIG defconfig (no $(KCONFIG_CONFIG) yet)"
+	@$(PYTHON) tools/kconfig.py defconfig arch/x86/configs/defconfig >/dev/null
+
+$(CONFIG_H) $(AUTOCONF): $(KCONFIG_CONFIG)
+	@echo "  KCONFIG $(CONFIG_H)"
+	@$(PYTHON) tools/kconfig.py genconfig $(CONFIG_H) $(AUTOCONF) $(KDEPS)
+
+defconfig:
+	$(PYTHON) tools/kconfig.py defconfig arch/x86/configs/defconfig
+
+olddefconfig:
+	$(PYTHON) tools/kconfig.py olddefconfig
+
+savedefconfig:
+	$(PYTHON) tools/kconfig.py savedefconfig $(BUILD)/defconfig
+
+menuconfig:
+	$(PYTHON) tools/kconfig.py menuconfig
+
+# Xen's public headers from libxen-dev, used as they are, not copied.
+$(XEN_INC):
+	@test -f /usr/include/xen/xen.h || \
+	  { echo "Xen public headers missing: run tools/deps.sh" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	@ln -sfn /usr/include/xen $@
+
+# --- the kernel image --------------------------------------------------------
+
+obj-y :=
+include arch/x86/build.mk
+include guest/build.mk
+include kernel/build.mk
+include tests/ktest/build.mk
+
+KERNEL_OBJS := $(addprefix $(BUILD)/,$(obj-y))
+
+GCC_INC := $(shell $(CC) -print-file-name=include)
+KCFLAGS := -std=gnu11 -O2 -g -pipe -march=x86-64 \
+           -Wall -Wextra -Werror -Wno-unused-parameter -Wvla \
+           -ffreestanding -fno-pic -fno-pie -fno-stack-protector -fno-common \
+           -fno-asynchronous-unwind-tables -fno-omit-frame-pointer \
+           -fno-strict-aliasing -fno-tree-loop-distribute-patterns \
+           -fcf-protection=none -mcmodel=kernel -mno-red-zone \
+           -mgeneral-regs-only -mno-mmx -mno-sse -mno-sse2 -mno-80387 \
+           -nostdinc -isystem $(GCC_INC) -Iinclude -I$(BUILD)/include \
+           -include $(CONFIG_H) -include include/shimk/kconfig.h \
+           -D__XEN_INTERFACE_VERSION__=0x00040e00 -MMD -MP
+KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
+            -z noexecstack --no-warn-rwx-segments --build-id=none \
+            --fatal-warnings -T linker.ld
+
+all: $(BUILD)/shimk.elf
+
+$(BUILD)/%.o: %.c $(CONFIG_H) | $(XEN_INC)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.S $(CONFIG_H) | $(XEN_INC)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	@$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/shimk.elf: $(KERNEL_OBJS) linker.ld
+	@echo "  LD      $@"
+	@$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) -Map $(BUILD)/shimk.map
+
+-include $(KERNEL_OBJS:.o=.d)
+
+# --- host unit tests ---------------------------------------------------------
+
+include tests/unit/build.mk
+
+# --- running -----------------------------------------------------------------
+
+deps:
+	@tools/deps.sh
+
+iso: $(BUILD)/shimk.elf
+	tools/mkiso --out $(BUILD)/shimk.iso --kernel $(BUILD)/shimk.elf
+	tools/fetch-xen
+	tools/mkiso --out $(BUILD)/shimk-xen.iso --kernel $(BUILD)/shimk.elf \
+	  --xen $(BUILD)/xen/xen --xen-cmdline "console=com1 loglvl=all \
+	  guest_loglvl=all dom0=pvh dom0-iommu=none dom0_mem=256M,max:256M \
+	  dom0_max_vcpus=2"
+
+# Boot under QEMU (KVM if usable, else TCG) with 2 vCPUs; exits by itself.
+run: deps
+	@$(MAKE) --no-print-directory all
+	tools/boot --smp 2
+
+# Unit tests, then the boot matrix; the last line is the verdict.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(BUILD)/check
+	@{ $(MAKE) --no-print-directory unit || true; \
+	   tools/run-matrix || true; } 2>&1 | tee $(BUILD)/check/check.log
+	@tools/check-summary $(BUILD)/check/check.log
+
+matrix: all
+	tools/run-matrix
+
+bench stress:
+	@echo "make $@: not available yet (see the README's status section)" >&2
+	@exit 2
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make              build $(BUILD)/shimk.elf (defconfig if no .config)"
+	@echo "make run          install deps, build, boot under QEMU, exit"
+	@echo "make check        install deps, unit tests, boot matrix"
+	@echo "make unit         host unit tests only"
+	@echo "make matrix       boot matrix only (tests/boot-matrix.ini)"
+	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"
+	@echo "make defconfig | menuconfig | olddefconfig | savedefconfig"
+	@echo "make clean"

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Trap and interrupt entry: one stub per vector, one common frame builder. */
+
+#include <asm/msr.h>
+#include <asm/regs.h>
+
+/*
+ * Vectors for which the CPU pushes an error code (SDM Vol. 3A, 6.13):
+ * #DF 8, #TS 10, #NP 11, #SS 12, #GP 13, #PF 14, #AC 17, #CP 21,
+ * #VC 29, #SX 30.  The others get a zero pushed, so every frame has
+ * the same shape (struct cpu_regs in asm/regs.h).
+ */
+#define HAS_ERROR_CODE(v) \
+    ((v) == 8 || ((v) >= 10 && (v) <= 14) || (v) == 17 || (v) == 21 || \
+     (v) == 29 || (v) == 30)
+
+/* NMI, #DF and #MC run on IST stacks and may interrupt any GS state. */
+#define IS_PARANOID(v) ((v) == 2 || (v) == 8 || (v) == 18)
+
+        .text
+        .balign 16
+        .globl  trap_stubs
+trap_stubs:
+        .set    vec, 0
+        .rept   256
+        .balign 16
+        .if     (HAS_ERROR_CODE(vec)) == 0
+        pushq   $0
+        .endif
+        pushq   $vec
+        .if     IS_PARANOID(vec)
+        jmp     trap_common_paranoid
+        .else
+        jmp     trap_common
+        .endif
+        .set    vec, vec + 1
+        .endr
+
+        .section .rodata
+        .balign 8
+        .globl  trap_stub_table
+trap_stub_table:
+        .set    vec, 0
+        .rept   256
+        .quad   trap_stubs + vec * 16
+        .set    vec, vec + 1
+        .endr
+        .text
+
+.macro SAVE_REGS
+        pushq   %rdi
+        pushq   %rsi
+        pushq   %rdx
+        pushq   %rcx
+        pushq   %rax
+        pushq   %r8
+        pushq   %r9
+        pushq   %r10
+        pushq   %r11
+        pushq   %rbx
+        pushq   %rbp
+        pushq   %r12
+        pushq   %r13
+        pushq   %r14
+        pushq   %r15
+.endm
+
+.macro RESTORE_REGS
+        popq    %r15
+        popq    %r14
+        popq    %r13
+        popq    %r12
+        popq    %rbp
+        popq    %rbx
+        popq    %r11
+        popq    %r10
+        popq    %r9
+        popq    %r8
+        popq    %rax
+        popq    %rcx
+        popq    %rdx
+        popq    %rsi
+        popq    %rdi
+.endm
+
+/*
+ * Ordinary vectors: the saved CS says whether we came from ring 3, and
+ * so whether GS holds the user's base and must be swapped.  The frame
+ * is 176 bytes on a 16-byte aligned stack, so the C call is aligned.
+ */
+trap_common:
+        testb   $3, 24(%rsp)            /* saved CS, above vector+error */
+        jz      1f
+        swapgs
+1:      SAVE_REGS
+        cld
+        mov     %rsp, %rdi
+        call    do_trap
+        .globl  trap_return
+trap_return:
+        RESTORE_REGS
+        addq    $16, %rsp               /* vector, error code */
+        testb   $3, 8(%rsp)             /* saved CS */
+        jz      2f
+        swapgs
+2:      iretq
+
+/*
+ * NMI/#DF/#MC can land between SWAPGS and IRETQ, where CS no longer
+ * tells the GS state.  The kernel's GS base is a kernel address (bit
+ * 63 set), so read it and swap only if it is not ours.  %rbx is
+ * callee-saved, so it carries the decision across the C call.
+ */
+trap_common_paranoid:
+        SAVE_REGS
+        cld
+        mov     $MSR_GS_BASE, %ecx
+        rdmsr
+        xor     %ebx, %ebx
+        test    %edx, %edx
+        js      3f
+        swapgs
+        mov     $1, %ebx
+3:      mov     %rsp, %rdi
+        call    do_trap
+        test    %ebx, %ebx
+        jz      4f
+        swapgs
+4:      RESTORE_REGS
+        addq    $16, %rsp
+        iretq
+
+        .section .note.GNU-stack, "", @progbits

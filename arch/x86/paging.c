@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* 4-level page-table walker: map, unmap, protect, look up (SDM Vol. 3A, 4.5). */
+
+#include <shimk/errno.h>
+#include <shimk/frame.h>
+#include <asm/page.h>
+#include <asm/paging.h>
+
+/*
+ * Entries are written with single 64-bit stores (WRITE_ONCE): other
+ * CPUs may be walking the same tables, and must never see a torn
+ * entry.  Locking is the caller's: one writer per address space.
+ */
+
+static inline uint64_t *table_of(uint64_t entry)
+{
+    return phys_to_virt(entry & PTE_ADDR_MASK);
+}
+
+static inline unsigned int index_of(vaddr_t va, unsigned int level)
+{
+    return (va >> (PAGE_SHIFT + 9 * (level - 1))) & (PT_ENTRIES - 1);
+}
+
+static bool canonical(vaddr_t va)
+{
+    return (vaddr_t)((long)(va << 16) >> 16) == va;
+}
+
+/* Walk from the root to the table holding level-`level` entries. */
+static uint64_t *walk(paddr_t root, vaddr_t va, unsigned int level,
+                      bool create)
+{
+    uint64_t *table = phys_to_virt(root);
+
+    for ( unsigned int l = 4; l > level; l-- )
+    {
+        uint64_t *e = &table[index_of(va, l)];
+        uint64_t v = READ_ONCE(*e);
+
+        if ( !(v & PTE_P) )
+        {
+            paddr_t t;
+
+            if ( !create )
+                return NULL;
+            t = frame_try_alloc();
+            if ( !t )
+                return NULL;
+            v = t | PTE_P | PTE_W | (va < USER_TOP ? PTE_U : 0);
+            WRITE_ONCE(*e, v);
+        }
+        else if ( v & PTE_PS )
+            return NULL;    /* a superpage is in the way */
+        table = table_of(v);
+    }
+    return table;
+}
+
+static unsigned int order_level(unsigned int order)
+{
+    return order == PT_ORDER_2M ? 2 : 1;
+}
+
+int pt_map(paddr_t root, vaddr_t va, paddr_t pa, unsigned int order,
+           uint64_t flags)
+{
+    uint64_t size = PAGE_SIZE << order, *table, *e;
+    unsigned int level = order_level(order);
+
+    if ( (order != PT_ORDER_4K && order != PT_ORDER_2M) || !canonical(va) ||
+         (va & (size - 1)) || (pa & (size - 1)) )
+        return -EINVAL;
+
+    table = walk(root, va, level, true);
+    if ( !table )
+    {
+        /* Either no memory for a table, or a superpage covers va. */
+        uint64_t pte;
+        unsigned int o;
+
+        return pt_lookup(root, va, &pte, &o) ? -ENOMEM : -EEXIST;
+    }
+    e = &table[index_of(va, level)];
+    if ( READ_ONCE(*e) & PTE_P )
+        return -EEXIST;
+    WRITE_ONCE(*e, pa | flags | PTE_P | (level == 2 ? PTE_PS : 0));
+    return 0;
+}
+
+static uint64_t *leaf(paddr_t root, vaddr_t va, unsigned int order)
+{
+    unsigned int level = order_level(order);
+    uint64_t *table, v;
+
+    if ( !canonical(va) || (va & ((PAGE_SIZE << order) - 1)) )
+        return NULL;
+    table = walk(root, va, level, false);
+    if ( !table )
+        return NULL;
+    v = READ_ONCE(table[index_of(va, level)]);
+    if ( !(v & PTE_P) || (level == 2 && !(v & PTE_PS)) )
+        return NULL;
+    return &table[index_of(va, level)];
+}
+
+int pt_unmap(paddr_t root, vaddr_t va, unsigned int order, uint64_t *old)
+{
+    uint64_t *e = leaf(root, va, order);
+    uint64_t v;
+
+    if ( !e )
+        return -ENOENT;
+    v = __atomic_exchange_n(e, 0, __ATOMIC_SEQ_CST);
+    if ( old )
+        *old = v;
+    return 0;
+}
+
+int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
+               uint64_t clear)
+{
+    uint64_t *e = leaf(root, va, order);
+
+    if ( !e )
+        return -ENOENT;
+    WRITE_ONCE(*e, (READ_ONCE(*e) & ~clear) | set);
+    return 0;
+}
+
+int pt_lookup(paddr_t root, vaddr_t va, uint64_t *pte, unsigned int *order)
+{
+    uint64_t *table = phys_to_virt(root);
+
+    if ( !canonical(va) )
+        return -ENOENT;
+    for ( unsigned int l = 4; l >= 1; l-- )
+    {
+        uint64_t v = READ_ONCE(table[index_of(va, l)]);
+
+        if ( !(v & PTE_P) )
+            return -ENOENT;
+        if ( l == 1 || (l == 2 && (v & PTE_PS)) )
+        {
+            *pte = v;
+            *order = l == 1 ? PT_ORDER_4K : PT_ORDER_2M;
+            return 0;
+        }
+        if ( v & PTE_PS )
+            return -ENOENT; /* 1 GiB pages are never made by shimk */
+        table = table_of(v);
+    }
+    return -ENOENT;
+}
+
+int pt_translate(paddr_t root, vaddr_t va, paddr_t *pa)
+{
+    uint64_t pte;
+    unsigned int order;
+    int rc = pt_lookup(root, va, &pte, &order);
+
+    if ( rc )
+        return rc;
+    *pa = (pte & PTE_ADDR_MASK & ~((PAGE_SIZE << order) - 1)) +
+          (va & ((PAGE_SIZE << order) - 1));
+    return 0;
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Exception and interrupt dispatch: fix up, hand on, or panic. */
+
+#include <shimk/compiler.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <asm/extable.h>
+#include <asm/processor.h>
+#include <asm/regs.h>
+#include <asm/traps.h>
+
+BUILD_BUG_ON(__builtin_offsetof(struct cpu_regs, rax) != REGS_RAX);
+BUILD_BUG_ON(__builtin_offsetof(struct cpu_regs, rdi) != REGS_RDI);
+BUILD_BUG_ON(__builtin_offsetof(struct cpu_regs, vector) != REGS_VECTOR);
+BUILD_BUG_ON(__builtin_offsetof(struct cpu_regs, rip) != REGS_RIP);
+BUILD_BUG_ON(__builtin_offsetof(struct cpu_regs, ss) != REGS_SS);
+BUILD_BUG_ON(sizeof(struct cpu_regs) != REGS_SIZE);
+
+static vector_handler_t vector_handlers[256];
+void (*user_exception_hook)(struct cpu_regs *regs);
+void (*nmi_hook)(struct cpu_regs *regs);
+
+static const char *const exception_names[32] = {
+    [0] = "divide error (#DE)",
+    [1] = "debug (#DB)",
+    [2] = "NMI",
+    [3] = "breakpoint (#BP)",
+    [4] = "overflow (#OF)",
+    [5] = "bound range (#BR)",
+    [6] = "invalid opcode (#UD)",
+    [7] = "device not available (#NM)",
+    [8] = "double fault (#DF)",
+    [9] = "coprocessor segment overrun",
+    [10] = "invalid TSS (#TS)",
+    [11] = "segment not present (#NP)",
+    [12] = "stack fault (#SS)",
+    [13] = "general protection (#GP)",
+    [14] = "page fault (#PF)",
+    [16] = "x87 error (#MF)",
+    [17] = "alignment check (#AC)",
+    [18] = "machine check (#MC)",
+    [19] = "SIMD error (#XM)",
+    [20] = "virtualization exception (#VE)",
+    [21] = "control protection (#CP)",
+    [28] = "hypervisor injection (#HV)",
+    [29] = "VMM communication (#VC)",
+    [30] = "security exception (#SX)",
+};
+
+const char *exception_name(unsigned int vector)
+{
+    if ( vector < 32 && exception_names[vector] )
+        return exception_names[vector];
+    return vector < 32 ? "reserved exception" : "interrupt";
+}
+
+void set_vector_handler(unsigned int vector, vector_handler_t fn)
+{
+    if ( vector < FIRST_EXTERNAL_VECTOR || vector >= 256 ||
+         vector_handlers[vector] )
+        panic("vector %u cannot be claimed", vector);
+    vector_handlers[vector] = fn;
+}
+
+uint64_t search_exception_table(uint64_t rip)
+{
+    extern const struct exception_table_entry __start_ex_table[],
+        __stop_ex_table[];
+
+    for ( const struct exception_table_entry *e = __start_ex_table;
+          e < __stop_ex_table; e++ )
+        if ( e->insn == rip )
+            return e->fixup;
+    return 0;
+}
+
+static void do_exception(struct cpu_regs *regs)
+{
+    unsigned int vec = regs->vector;
+    uint64_t fixup;
+
+    if ( vec == X86_EXC_NMI && nmi_hook )
+    {
+        nmi_hook(regs);
+        return;
+    }
+
+    if ( !regs_from_user(regs) && (fixup = search_exception_table(regs->rip)) )
+    {
+        regs->rip = fixup;
+        return;
+    }
+
+    if ( regs_from_user(regs) && user_exception_hook )
+    {
+        user_exception_hook(regs);
+        return;
+    }
+
+    if ( vec == X86_EXC_PF )
+        panic_regs(regs, "%s in %s mode at %016lx (error %#lx: %s%s%s%s)",
+                   exception_name(vec),
+                   regs_from_user(regs) ? "user" : "kernel",
+                   read_cr2(), (unsigned long)regs->error_code,
+                   regs->error_code & PFEC_PRESENT ? "protection" :
+                                                     "not present",
+                   regs->error_code & PFEC_WRITE ? ", write" : ", read",
+                   regs->error_code & PFEC_INSN ? ", fetch" : "",
+                   regs->error_code & PFEC_RSVD ? ", reserved bit" : "");
+    panic_regs(regs, "%s in %s mode at rip %016lx", exception_name(vec),
+               regs_from_user(regs) ? "user" : "kernel",
+               (unsigned long)regs->rip);
+}
+
+void do_trap(struct cpu_regs *regs)
+{
+    unsigned int vec = regs->vector;
+
+    if ( vec < FIRST_EXTERNAL_VECTOR )
+    {
+        do_exception(regs);
+        return;
+    }
+    if ( likely(vector_handlers[vec] != NULL) )
+    {
+        vector_handlers[vec](regs);
+        return;
+    }
+    panic_regs(regs, "unexpected interrupt on vector %u", vec);
+}

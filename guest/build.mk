@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Objects from guest/.
+
+obj-y += guest/cpuid-leaves.o
+obj-y += guest/hypervisor.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen.o

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Page-table operations on any root, and the kernel's own tables. */
+#ifndef ASM_PAGING_H
+#define ASM_PAGING_H
+
+#include <asm/page.h>
+#include <shimk/types.h>
+
+#define PT_ORDER_4K 0
+#define PT_ORDER_2M 9
+
+/*
+ * Map one page of 2^order frames at va.  Intermediate tables are
+ * allocated as needed (user-accessible below USER_TOP).  -EEXIST if
+ * anything is mapped there already, -EINVAL for a misaligned va/pa,
+ * -ENOMEM when a table cannot be allocated.
+ */
+int pt_map(paddr_t root, vaddr_t va, paddr_t pa, unsigned int order,
+           uint64_t flags);
+
+/*
+ * Remove the mapping of va made with this order; the old entry goes
+ * to *old (may be NULL).  -ENOENT if no such mapping.  The caller
+ * flushes TLBs: this only edits memory.
+ */
+int pt_unmap(paddr_t root, vaddr_t va, unsigned int order, uint64_t *old);
+
+/* Replace the flag bits of a mapping: (pte & ~clear) | set. */
+int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
+               uint64_t clear);
+
+/*
+ * Find the leaf mapping va: the entry and its order.  -ENOENT if va
+ * is not mapped.
+ */
+int pt_lookup(paddr_t root, vaddr_t va, uint64_t *pte, unsigned int *order);
+
+/* Physical address va translates to under root, or -ENOENT. */
+int pt_translate(paddr_t root, vaddr_t va, paddr_t *pa);
+
+/* --- kernel address space (arch/x86/mm.c) --- */
+
+/* The kernel's root table: the kernel half every address space shares. */
+extern paddr_t kernel_root;
+
+/* Flags for kernel mappings: PTE_G when global pages are enabled. */
+extern uint64_t kernel_pte_global;
+
+/* PTE_NX when EFER.NXE is on, else 0 (the bit is reserved without it). */
+extern uint64_t kernel_pte_nx;
+
+struct boot_info;
+
+/* Build the kernel's page tables from the memory map and load them. */
+void mm_init(const struct boot_info *bi);
+
+/* Map len bytes of device memory at pa, uncached; NULL on failure. */
+void *ioremap(paddr_t pa, size_t len);
+
+/* Map len bytes of firmware tables at pa, cached, read-only. */
+const void *ioremap_ro(paddr_t pa, size_t len);
+
+#endif /* ASM_PAGING_H */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Per-CPU data, reached through the GS base. */
+#ifndef ASM_PERCPU_H
+#define ASM_PERCPU_H
+
+/* Offsets of the fields the entry code reads with %gs: prefixes. */
+#define CPU_INFO_SELF        0
+#define CPU_INFO_KSTACK_TOP  8
+#define CPU_INFO_USER_RSP    16
+
+#ifndef __ASSEMBLER__
+#include <asm/desc.h>
+#include <shimk/compiler.h>
+#include <shimk/types.h>
+
+#define KERNEL_STACK_SIZE 16384
+
+struct cpu_info
+{
+    struct cpu_info *self;          /* %gs:0, so this_cpu() is one load */
+    uint64_t kernel_stack_top;      /* SYSCALL entry switches to this */
+    uint64_t user_rsp;              /* SYSCALL entry scratch */
+
+    unsigned int cpu;               /* logical id, 0 = boot CPU */
+    uint32_t apic_id;
+    bool online;
+
+    void *stack_base;               /* kernel stack, KERNEL_STACK_SIZE */
+    void *ist_stacks[3];            /* NMI, #DF, #MC */
+
+    uint64_t gdt[GDT_ENTRIES] __aligned(16);
+    struct tss64 tss __aligned(16);
+
+    unsigned int panic_depth;       /* nested panics on this CPU */
+};
+
+extern struct cpu_info *cpu_infos[];
+
+static inline struct cpu_info *this_cpu(void)
+{
+    struct cpu_info *ci;
+
+    __asm__ __volatile__("mov %%gs:0, %0" : "=r"(ci));
+    return ci;
+}
+
+static inline unsigned int smp_processor_id(void)
+{
+    return this_cpu()->cpu;
+}
+
+/* Point GS (and KERNEL_GS, for SWAPGS) at ci. */
+void percpu_set_gs(struct cpu_info *ci);
+
+/* Set up the boot CPU's area on static stacks and load GS; first thing. */
+struct cpu_info *percpu_bsp_init(void);
+#endif
+
+#endif /* ASM_PERCPU_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Hypervisor CPUID leaf scan (pure; unit-tested with recorded fixtures). */
+#ifndef GUEST_CPUID_LEAVES_H
+#define GUEST_CPUID_LEAVES_H
+
+#include <asm/cpuid.h>
+#include <shimk/types.h>
+
+enum hv_type
+{
+    HV_NONE,        /* CPUID.1:ECX[31] clear: bare metal */
+    HV_XEN,
+    HV_KVM,
+    HV_HYPERV,
+    HV_TCG,         /* QEMU's software emulation */
+    HV_UNKNOWN,     /* the bit is set, no signature shimk knows */
+};
+
+/* How the scan reads CPUID: the real instruction, or a test fixture. */
+typedef void (*cpuid_fn)(uint32_t leaf, uint32_t subleaf,
+                         struct cpuid_leaf *out);
+
+struct hv_leaves
+{
+    enum hv_type type;
+    uint32_t base;          /* 0x40000000 + n * 0x100 */
+    uint32_t max_leaf;      /* EAX of the base leaf */
+    char signature[13];
+};
+
+#define HV_LEAF_FIRST 0x40000000u
+#define HV_LEAF_LAST  0x4000ff00u
+#define HV_LEAF_STEP  0x100u
+
+/*
+ * Find the base leaf whose signature is sig (12 bytes), accepting it
+ * only when EAX, its highest leaf, lies in [base + min_extra,
+ * base + 0xff]: TCG answers junk above its own leaves, and the range
+ * check rejects it.  Returns the base, or 0.
+ */
+uint32_t hv_find_leaves(cpuid_fn fn, const char *sig, uint32_t min_extra,
+                        uint32_t *max_leaf);
+
+/*
+ * Decide which L0 this is.  Order matters: Xen first, because a Xen
+ * with Viridian enabled shows "Microsoft Hv" at 0x40000000 and its own
+ * leaves at 0x40000100 (xen/arch-x86/cpuid.h); then Hyper-V, KVM and
+ * TCG.  hypervisor_bit is CPUID.1:ECX[31].
+ */
+void hv_detect(cpuid_fn fn, bool hypervisor_bit, struct hv_leaves *out);
+
+const char *hv_type_name(enum hv_type t);
+
+#endif /* GUEST_CPUID_LEAVES_H */

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Which L0 shimk runs on, found once from CPUID at boot. */
+#ifndef GUEST_HYPERVISOR_H
+#define GUEST_HYPERVISOR_H
+
+#include <guest/cpuid-leaves.h>
+
+/* Result of hypervisor_probe(); written once, on the boot CPU. */
+extern struct hv_leaves hv_info;
+
+/* Scan the CPUID hypervisor leaves; first thing at boot, CPUID only. */
+void hypervisor_probe(void);
+
+static inline enum hv_type hypervisor_type(void)
+{
+    return hv_info.type;
+}
+
+/*
+ * Ask the L0 to end this guest with shimk's exit code (DESIGN.md
+ * section 6); returns if there is no L0 way to do it.
+ */
+void hypervisor_shutdown(int code);
+
+#endif /* GUEST_HYPERVISOR_H */

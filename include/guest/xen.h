@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Xen guest interface: hypercalls and the services shimk uses. */
+#ifndef GUEST_XEN_H
+#define GUEST_XEN_H
+
+#include <shimk/types.h>
+#include <xen/xen.h>
+
+struct boot_info;
+
+/*
+ * Raw hypercall, 64-bit HVM ABI (xen/include/public/arch-x86/xen-x86_64.h):
+ * number in RAX, arguments in RDI, RSI, RDX, R10, R8, result in RAX.
+ * shimk issues VMCALL or VMMCALL inline, chosen by CPU vendor, and
+ * never installs a hypercall page: since XSA-469 (Xen commit
+ * ef30ffe0a0) Xen itself avoids the page, which needs writable then
+ * executable memory and is incompatible with return-thunk hardening.
+ */
+long xen_hypercall(unsigned int op, unsigned long a1, unsigned long a2,
+                   unsigned long a3, unsigned long a4, unsigned long a5);
+
+#define xen_hypercall1(op, a) xen_hypercall(op, (unsigned long)(a), 0, 0, 0, 0)
+#define xen_hypercall2(op, a, b) \
+    xen_hypercall(op, (unsigned long)(a), (unsigned long)(b), 0, 0, 0)
+#define xen_hypercall3(op, a, b, c)                                    \
+    xen_hypercall(op, (unsigned long)(a), (unsigned long)(b),          \
+                  (unsigned long)(c), 0, 0)
+
+/* Choose VMCALL or VMMCALL; before the first hypercall. */
+void xen_hypercall_init(void);
+
+/* Xen version as major << 16 | minor. */
+uint32_t xen_version(void);
+
+/*
+ * Fill bi's memory map with XENMEM_memory_map (for a PVH dom0, whose
+ * start info carries none).  Returns 0 or a negative errno.
+ */
+int xen_fetch_memory_map(struct boot_info *bi);
+
+/* SCHEDOP_shutdown with a SHUTDOWN_* reason; returns only on failure. */
+int xen_shutdown(unsigned int reason);
+
+#endif /* GUEST_XEN_H */

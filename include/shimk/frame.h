@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Physical frame allocator: a pure pool and the kernel's global one. */
+#ifndef SHIMK_FRAME_H
+#define SHIMK_FRAME_H
+
+#include <shimk/boot-info.h>
+#include <shimk/types.h>
+
+#define FRAME_NONE UINT32_MAX
+
+/* Per-frame state; one per page frame up to the top of RAM. */
+struct frame
+{
+    uint32_t next;          /* free list link (frame number) */
+    uint16_t flags;
+    uint16_t reserved;
+    uint32_t tlbflush_stamp;    /* TLB clock time of its last use */
+    uint32_t pad;
+};
+
+#define FRAME_F_FREE    0x0001
+#define FRAME_F_USABLE  0x0002  /* RAM the pool manages */
+
+/*
+ * The pool owns frames [0, nr_frames).  It never touches the frames
+ * themselves, only the table, so the host unit tests can drive it
+ * with an ordinary array.  Frame numbers fit 32 bits (16 TiB).
+ */
+struct frame_pool
+{
+    struct frame *table;
+    uint32_t nr_frames;
+    uint32_t free_head;
+    uint32_t nr_free;
+    uint32_t nr_usable;
+};
+
+void frame_pool_init(struct frame_pool *p, struct frame *table,
+                     uint32_t nr_frames);
+
+/*
+ * Give the pool every whole page of RAM in map that is outside all of
+ * the reserved ranges.  Returns the number of frames added.
+ */
+uint32_t frame_pool_add_ram(struct frame_pool *p, const struct mmap_entry *map,
+                            unsigned int nr_map,
+                            const struct phys_range *reserved,
+                            unsigned int nr_reserved);
+
+/* Lowest-addressed free frames come out first. */
+bool frame_pool_alloc(struct frame_pool *p, uint32_t *pfn);
+
+/* -EINVAL for a frame the pool does not own or that is already free. */
+int frame_pool_free(struct frame_pool *p, uint32_t pfn);
+
+/* --- The kernel's pool (kernel/frames.c). --- */
+
+/* Build the pool from the memory map; the kernel image is reserved. */
+void frames_init(struct boot_info *bi);
+
+/* A zeroed frame; panics when memory is exhausted. */
+paddr_t frame_alloc(void);
+
+/* A zeroed frame, or 0 when memory is exhausted. */
+paddr_t frame_try_alloc(void);
+
+void frame_free(paddr_t pa);
+
+/* The per-frame record of pa (NULL beyond the table). */
+struct frame *frame_info(paddr_t pa);
+
+uint32_t frames_free(void);
+uint32_t frames_total(void);
+
+#endif /* SHIMK_FRAME_H */

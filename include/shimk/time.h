@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* TSC-based time: frequency, conversions and bounded waits. */
+#ifndef SHIMK_TIME_H
+#define SHIMK_TIME_H
+
+#include <shimk/types.h>
+
+/* TSC frequency in kHz; 0 until time_init() has found it. */
+extern uint64_t tsc_khz;
+
+/* Until tsc_khz is known, bounds assume this (a fast, safe guess). */
+#define TSC_KHZ_GUESS 4000000ull
+
+static inline uint64_t tsc_khz_or_guess(void)
+{
+    return tsc_khz ? tsc_khz : TSC_KHZ_GUESS;
+}
+
+static inline uint64_t ms_to_cycles(uint64_t ms)
+{
+    return ms * tsc_khz_or_guess();
+}
+
+static inline uint64_t us_to_cycles(uint64_t us)
+{
+    return us * tsc_khz_or_guess() / 1000;
+}
+
+uint64_t cycles_to_ns(uint64_t cycles);
+
+/* Busy-wait; early and interrupt-free. */
+void udelay(uint64_t us);
+void mdelay(uint64_t ms);
+
+/* How long a lock or a rendezvous may keep a CPU waiting. */
+#define WAIT_BOUND_MS 5000
+
+#endif /* SHIMK_TIME_H */

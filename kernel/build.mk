@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Objects from kernel/.
+
+obj-y += kernel/boot-info.o
+obj-y += kernel/cmdline.o
+obj-y += kernel/console.o
+obj-y += kernel/errno.o
+obj-y += kernel/frame-alloc.o
+obj-y += kernel/frames.o
+obj-y += kernel/heap.o
+obj-y += kernel/main.o
+obj-y += kernel/panic.o
+obj-y += kernel/printk.o
+obj-y += kernel/spinlock.o
+obj-y += kernel/string.o
+obj-y += kernel/vsnprintf.o
+obj-$(CONFIG_KTEST) += kernel/ktest.o

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The console sink list and the lock that keeps lines whole. */
+
+#include <shimk/console.h>
+#include <shimk/printk.h>
+#include <shimk/spinlock.h>
+#include <shimk/string.h>
+#include <asm/processor.h>
+
+static struct console_sink *sinks;
+static DEFINE_SPINLOCK(console_lock);
+static bool console_lock_busted;
+
+void console_register(struct console_sink *sink)
+{
+    unsigned long f = spin_lock_irqsave(&console_lock);
+
+    sink->next = sinks;
+    sinks = sink;
+    spin_unlock_irqrestore(&console_lock, f);
+}
+
+void console_unregister(struct console_sink *sink)
+{
+    unsigned long f = spin_lock_irqsave(&console_lock);
+
+    for ( struct console_sink **p = &sinks; *p; p = &(*p)->next )
+        if ( *p == sink )
+        {
+            *p = sink->next;
+            break;
+        }
+    spin_unlock_irqrestore(&console_lock, f);
+}
+
+static void write_all(const char *s, size_t len)
+{
+    for ( struct console_sink *c = sinks; c; c = c->next )
+        c->write(s, len);
+}
+
+void console_write(const char *s, size_t len)
+{
+    unsigned long f;
+
+    if ( READ_ONCE(console_lock_busted) )
+    {
+        /* Panic: interleaving is better than silence. */
+        write_all(s, len);
+        return;
+    }
+    f = spin_lock_irqsave(&console_lock);
+    write_all(s, len);
+    spin_unlock_irqrestore(&console_lock, f);
+}
+
+void console_force_unlock(void)
+{
+    WRITE_ONCE(console_lock_busted, true);
+}
+
+void console_describe(char *buf, size_t size)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for ( struct console_sink *c = sinks; c && n < size; c = c->next )
+        n += ksnprintf(buf + n, size - n, "%s%s", n ? "," : "", c->name);
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* kernel_start(): bring the machine up in order, report, run, exit. */
+
+#include <guest/hypervisor.h>
+#include <guest/xen.h>
+#include <shimk/boot-info.h>
+#include <shimk/cmdline.h>
+#include <shimk/console.h>
+#include <shimk/frame.h>
+#include <shimk/heap.h>
+#include <shimk/ktest.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <shimk/string.h>
+#include <asm/cpufeature.h>
+#include <asm/desc.h>
+#include <asm/paging.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/serial.h>
+#include <asm/smp.h>
+
+static unsigned int opt_loglevel = LOGLEVEL_DEFAULT;
+uint_param("loglevel", opt_loglevel, 0, 7);
+
+static bool opt_idle;
+boolean_param("idle", opt_idle);
+
+static void parse_cmdline(const char *cmdline)
+{
+    extern const struct kernel_param __start_params[], __stop_params[];
+
+    cmdline_parse(cmdline, __start_params, __stop_params - __start_params);
+    console_loglevel = opt_loglevel;
+}
+
+/* The facts a log reader needs first: what booted, on what. */
+static void print_banner(void)
+{
+    char sinks[64];
+
+    console_describe(sinks, sizeof(sinks));
+    pr_info("shimk: cpu %s family %#x model %#x%s, consoles %s\n",
+            boot_cpu.vendor_str, boot_cpu.family, boot_cpu.model,
+            boot_cpu.hypervisor ? ", virtualized" : "", sinks);
+    if ( hypervisor_type() == HV_XEN )
+    {
+        uint32_t v = xen_version();
+
+        pr_info("shimk: hypervisor xen %u.%u, leaves at %#x\n", v >> 16,
+                v & 0xffff, hv_info.base);
+    }
+    else if ( hypervisor_type() != HV_NONE )
+        pr_info("shimk: hypervisor %s ('%s' at %#x, max leaf %#x)\n",
+                hv_type_name(hypervisor_type()), hv_info.signature,
+                hv_info.base, hv_info.max_leaf);
+    boot_info_print();
+    if ( boot_info.cmdline[0] )
+        pr_info("shimk: command line: %s\n", boot_info.cmdline);
+}
+
+/* DESIGN.md section 5: one line, keys in this order. */
+static void print_boot_summary(void)
+{
+    printk("shimk: boot hv=%s boot=%s cpus=%u x2apic=%d pge=%d invpcid=%d "
+           "pcid=%d assisted-flush=%d tlb-clock=%d shorthand=%d\n",
+           hv_type_name(hypervisor_type()),
+           boot_protocol_name(boot_info.protocol), nr_cpus_online, 0,
+           (read_cr4() & X86_CR4_PGE) ? 1 : 0, 0,
+           (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, 0, 0, 0);
+}
+
+static __noreturn void run_and_exit(void)
+{
+    const char *sel = ktest_selection();
+
+    if ( sel[0] )
+    {
+        char facts[CMDLINE_MAX + 96];
+
+        ksnprintf(facts, sizeof(facts), "v=1 hv=%s boot=%s cpus=%u "
+                  "cmdline=\"%s\"", hv_type_name(hypervisor_type()),
+                  boot_protocol_name(boot_info.protocol), nr_cpus_online,
+                  boot_info.cmdline);
+        machine_exit(ktest_run(sel, facts));
+    }
+    if ( opt_idle )
+    {
+        pr_info("shimk: idle (idle=1): nothing else to run\n");
+        for ( ;; )
+            safe_halt();
+    }
+    machine_exit(EXIT_SUCCESS);
+}
+
+void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
+{
+    struct cpu_info *bsp = percpu_bsp_init();
+
+    /* Faults are reported from here on (silently until a console). */
+    idt_init();
+    desc_load_cpu(bsp);
+    cpu_features_init();
+    hypervisor_probe();
+
+    debugcon_init();
+    serial_init();
+
+    boot_info_init(protocol, data_pa, magic);
+    parse_cmdline(boot_info.cmdline);
+    print_banner();
+
+    frames_init(&boot_info);
+    mm_init(&boot_info);
+    heap_init();
+
+    print_boot_summary();
+    run_and_exit();
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* panic(): a loud, complete report, then the panic exit code. */
+
+#include <shimk/console.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <asm/page.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/regs.h>
+#include <asm/smp.h>
+
+static void print_regs(const struct cpu_regs *r)
+{
+    printk(KERN_EMERG "  vector=%lu error=%#lx\n", (unsigned long)r->vector,
+           (unsigned long)r->error_code);
+    printk(KERN_EMERG "  rip=%016lx cs=%04lx rflags=%016lx\n",
+           (unsigned long)r->rip, (unsigned long)r->cs,
+           (unsigned long)r->rflags);
+    printk(KERN_EMERG "  rsp=%016lx ss=%04lx\n", (unsigned long)r->rsp,
+           (unsigned long)r->ss);
+    printk(KERN_EMERG "  rax=%016lx rbx=%016lx rcx=%016lx\n",
+           (unsigned long)r->rax, (unsigned long)r->rbx,
+           (unsigned long)r->rcx);
+    printk(KERN_EMERG "  rdx=%016lx rsi=%016lx rdi=%016lx\n",
+           (unsigned long)r->rdx, (unsigned long)r->rsi,
+           (unsigned long)r->rdi);
+    printk(KERN_EMERG "  rbp=%016lx r8 =%016lx r9 =%016lx\n",
+           (unsigned long)r->rbp, (unsigned long)r->r8,
+           (unsigned long)r->r9);
+    printk(KERN_EMERG "  r10=%016lx r11=%016lx r12=%016lx\n",
+           (unsigned long)r->r10, (unsigned long)r->r11,
+           (unsigned long)r->r12);
+    printk(KERN_EMERG "  r13=%016lx r14=%016lx r15=%016lx\n",
+           (unsigned long)r->r13, (unsigned long)r->r14,
+           (unsigned long)r->r15);
+}
+
+static void print_control_regs(void)
+{
+    printk(KERN_EMERG "  cr0=%016lx cr2=%016lx\n", read_cr0(), read_cr2());
+    printk(KERN_EMERG "  cr3=%016lx cr4=%016lx\n", read_cr3(), read_cr4());
+}
+
+/* Walk saved frame pointers; every frame is range-checked first. */
+static void print_backtrace(uint64_t rbp)
+{
+    printk(KERN_EMERG "  backtrace:\n");
+    for ( unsigned int depth = 0; depth < 16; depth++ )
+    {
+        const uint64_t *frame = (const uint64_t *)rbp;
+
+        if ( rbp < DIRECTMAP_BASE || (rbp & 7) )
+            break;
+        printk(KERN_EMERG "    [<%016lx>]\n", (unsigned long)frame[1]);
+        if ( frame[0] <= rbp )
+            break;
+        rbp = frame[0];
+    }
+}
+
+static __noreturn void do_panic(const struct cpu_regs *regs, const char *fmt,
+                                va_list ap)
+{
+    struct cpu_info *ci = this_cpu();
+    char reason[256];
+
+    local_irq_disable();
+    if ( ci->panic_depth++ )
+    {
+        /* Panicking inside the panic report: say so and leave. */
+        console_force_unlock();
+        printk(KERN_EMERG "shimk: PANIC on CPU%u: nested panic\n", ci->cpu);
+        machine_exit(EXIT_PANIC);
+    }
+
+    /* Only one CPU reports; the others are stopped (asm/smp.h). */
+    smp_stop_others_for_panic();
+    console_force_unlock();
+
+    kvsnprintf(reason, sizeof(reason), fmt, ap);
+    printk(KERN_EMERG "shimk: PANIC on CPU%u: %s\n", ci->cpu, reason);
+    if ( regs )
+    {
+        print_regs(regs);
+        print_control_regs();
+        print_backtrace(regs->rbp);
+    }
+    else
+    {
+        struct cpu_regs now = { 0 };
+
+        __asm__ __volatile__("mov %%rsp, %0; mov %%rbp, %1"
+                             : "=r"(now.rsp), "=r"(now.rbp));
+        now.rip = (uint64_t)__builtin_return_address(0);
+        now.rflags = read_rflags();
+        printk(KERN_EMERG "  rip=%016lx rsp=%016lx rbp=%016lx\n",
+               (unsigned long)now.rip, (unsigned long)now.rsp,
+               (unsigned long)now.rbp);
+        print_control_regs();
+        print_backtrace(now.rbp);
+    }
+    machine_exit(EXIT_PANIC);
+}
+
+void panic(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    do_panic(NULL, fmt, ap);
+}
+
+void panic_regs(const struct cpu_regs *regs, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    do_panic(regs, fmt, ap);
+}

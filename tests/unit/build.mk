@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Host unit tests (cmocka), compiling the kernel's own pure files.
+
+UNIT_DIR    := $(BUILD)/unit
+UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+               -fsanitize=address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer -Itests/unit/include -Iinclude \
+               -include $(CONFIG_H) -include include/shimk/kconfig.h \
+               -D__XEN_INTERFACE_VERSION__=0x00040e00 -DSHIMK_HOST_TEST
+UNIT_LIBS   := -lcmocka
+
+# test name -> sources (the test file first, then the kernel files it tests)
+unit-tests :=
+
+UNIT_BINS = $(addprefix $(UNIT_DIR)/test-,$(unit-tests))
+
+define unit-rule
+$(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(wildcard tests/unit/include/*.h)
+	@mkdir -p $$(dir $$@)
+	@echo "  HOSTCC  $$@"
+	@$(HOSTCC) $(UNIT_CFLAGS) -o $$@ $$(unit-$(1)-src) $(UNIT_LIBS)
+endef
+
+include tests/unit/tests.mk
+$(foreach t,$(unit-tests),$(eval $(call unit-rule,$(t))))
+
+unit-build: $(UNIT_BINS)
+
+# Build failures count as failures: the summary line always appears.
+unit:
+	@if $(MAKE) --no-print-directory unit-build; then \
+	  tools/run-unit $(UNIT_BINS); \
+	else \
+	  echo "unit: 0 passed, 1 failed (unit tests did not build)"; \
+	fi
