@@ -113,9 +113,8 @@ iso: $(BUILD)/shimk.elf
 	tools/mkiso --out $(BUILD)/shimk.iso --kernel $(BUILD)/shimk.elf
 	tools/fetch-xen
 	tools/mkiso --out $(BUILD)/shimk-xen.iso --kernel $(BUILD)/shimk.elf \
-	  --xen $(BUILD)/xen/xen --xen-cmdline "console=com1 loglvl=all \
-	  guest_loglvl=all dom0=pvh dom0-iommu=none dom0_mem=256M,max:256M \
-	  dom0_max_vcpus=2"
+	  --xen $(BUILD)/xen/xen \
+	  --xen-cmdline "$$(tools/boot --print-xen-cmdline --smp 2)"
 
 # Boot under QEMU (KVM if usable, else TCG) with 2 vCPUs; exits by itself.
 run: deps

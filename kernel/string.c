@@ -101,3 +101,13 @@ char *strchr(const char *s, int c)
             return NULL;
     }
 }
+
+char *strstr(const char *haystack, const char *needle)
+{
+    size_t n = strlen(needle);
+
+    for ( ; *haystack; haystack++ )
+        if ( !strncmp(haystack, needle, n) )
+            return (char *)haystack;
+    return n ? NULL : (char *)haystack;
+}

@@ -19,3 +19,4 @@ obj-y += arch/x86/shutdown.o
 obj-y += arch/x86/smp.o
 obj-y += arch/x86/time.o
 obj-y += arch/x86/traps.o
+obj-y += arch/x86/probe.o

@@ -2,3 +2,11 @@
 # In-kernel test suites (built in with CONFIG_KTEST).
 
 obj-$(CONFIG_KTEST) += tests/ktest/selftest.o
+obj-$(CONFIG_KTEST) += tests/ktest/boot-info.o
+obj-$(CONFIG_KTEST) += tests/ktest/cmdline.o
+obj-$(CONFIG_KTEST) += tests/ktest/frames.o
+obj-$(CONFIG_KTEST) += tests/ktest/heap.o
+obj-$(CONFIG_KTEST) += tests/ktest/paging.o
+
+# Keep cases in the order they are written: the TAP stream follows it.
+$(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
