@@ -93,7 +93,8 @@ unsigned int mmap_sanitize(struct mmap_entry *map, unsigned int *nr)
     for ( unsigned int p = 0; p + 1 < np; p++ )
     {
         uint64_t lo = points[p], hi = points[p + 1];
-        bool covered = false;
+        unsigned int covering = 0;
+        bool disagree = false;
         uint32_t type = 0;
 
         if ( lo == hi )
@@ -102,21 +103,21 @@ unsigned int mmap_sanitize(struct mmap_entry *map, unsigned int *nr)
         {
             if ( !map[i].len || map[i].base > lo || entry_end(&map[i]) < hi )
                 continue;
-            if ( covered && map[i].type != type )
-            {
-                overlaps++;
-                pr_warn("mmap: %#lx-%#lx listed as type %u and %u; keeping "
-                        "type %u\n", (unsigned long)lo, (unsigned long)hi - 1,
-                        type, map[i].type,
-                        type_rank(map[i].type) > type_rank(type) ?
-                            map[i].type : type);
-            }
-            if ( !covered || type_rank(map[i].type) > type_rank(type) )
+            if ( covering && map[i].type != type )
+                disagree = true;
+            if ( !covering || type_rank(map[i].type) > type_rank(type) )
                 type = map[i].type;
-            covered = true;
+            covering++;
         }
-        if ( !covered )
+        if ( !covering )
             continue;
+        if ( disagree )
+        {
+            overlaps++;
+            pr_warn("mmap: %#lx-%#lx listed by %u entries of different "
+                    "types; keeping type %u\n", (unsigned long)lo,
+                    (unsigned long)hi - 1, covering, type);
+        }
         if ( nout && out[nout - 1].type == type &&
              out[nout - 1].base + out[nout - 1].len == lo )
             out[nout - 1].len += hi - lo;

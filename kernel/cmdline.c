@@ -256,9 +256,12 @@ unsigned int cmdline_parse(const char *cmdline,
         pr_warn("cmdline: *: longer than %u bytes (ignored from byte %u on)\n",
                 CMDLINE_MAX, CMDLINE_MAX);
         warnings++;
-        /* An option cut by the limit is not parsed at all. */
+        /*
+         * An option cut by the limit is not parsed at all; one that
+         * ends exactly at it (a blank follows) is complete.
+         */
         len = CMDLINE_MAX;
-        while ( len && !is_blank(cmdline[len - 1]) )
+        while ( len && !is_blank(cmdline[len]) )
             len--;
     }
 

@@ -84,7 +84,9 @@ static void put_num(struct out *o, unsigned long long v, bool negative,
 
     if ( (flags & F_ALT) && base == 16 && n && !(n == 1 && tmp[0] == '0') )
         prefix = (flags & F_UPPER) ? "0X" : "0x";
-    else if ( (flags & F_ALT) && base == 8 && (n == 0 || tmp[n - 1] != '0') )
+    /* '#' with o raises the precision only as far as one leading 0. */
+    else if ( (flags & F_ALT) && base == 8 && prec <= n &&
+              (n == 0 || tmp[n - 1] != '0') )
         prefix = "0";
 
     zeros = prec > n ? prec - n : 0;
@@ -177,7 +179,8 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
             if ( width < 0 )
             {
                 flags |= F_LEFT;
-                width = -width;
+                /* -INT_MIN overflows; no real width is that wide. */
+                width = width < -100000 ? 100000 : -width;
             }
             fmt++;
         }

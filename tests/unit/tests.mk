@@ -3,3 +3,30 @@
 
 unit-tests += vsnprintf
 unit-vsnprintf-src := tests/unit/test-vsnprintf.c kernel/vsnprintf.c
+
+unit-tests += cmdline
+unit-cmdline-src := tests/unit/test-cmdline.c kernel/cmdline.c \
+                    kernel/vsnprintf.c tests/unit/printk-capture.c
+
+unit-tests += mb2-parse
+unit-mb2-parse-src := tests/unit/test-mb2-parse.c arch/x86/boot/mb2-parse.c \
+                      kernel/boot-info.c kernel/vsnprintf.c \
+                      tests/unit/printk-capture.c tests/unit/fake-phys.c
+
+unit-tests += pvh-parse
+unit-pvh-parse-src := tests/unit/test-pvh-parse.c arch/x86/boot/pvh-parse.c \
+                      kernel/boot-info.c kernel/vsnprintf.c \
+                      tests/unit/printk-capture.c tests/unit/fake-phys.c
+
+unit-tests += boot-info
+unit-boot-info-src := tests/unit/test-boot-info.c kernel/boot-info.c \
+                      kernel/vsnprintf.c tests/unit/printk-capture.c
+
+unit-tests += frame-alloc
+unit-frame-alloc-src := tests/unit/test-frame-alloc.c kernel/frame-alloc.c
+
+unit-tests += cpuid-leaves
+unit-cpuid-leaves-src := tests/unit/test-cpuid-leaves.c guest/cpuid-leaves.c
+
+unit-tests += flush-policy
+unit-flush-policy-src := tests/unit/test-flush-policy.c arch/x86/flush-policy.c

@@ -62,8 +62,12 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     {
         size_t len = strlen(bi->cmdline);
 
-        /* An option cut in two by the limit is dropped whole. */
-        while ( len && bi->cmdline[len - 1] != ' ' )
+        /*
+         * An option cut in two by the limit is dropped whole.  The byte
+         * after the cut is gone, so an option ending exactly there is
+         * dropped too: it might have gone on.
+         */
+        while ( len && !strchr(" \t\n\r", bi->cmdline[len - 1]) )
             bi->cmdline[--len] = '\0';
         pr_warn("cmdline: *: longer than %u bytes (ignored from byte %u on)\n",
                 CMDLINE_MAX, CMDLINE_MAX);
