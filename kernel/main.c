@@ -11,7 +11,10 @@
 #include <shimk/ktest.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/sched.h>
 #include <shimk/string.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
 #include <asm/paging.h>
@@ -59,15 +62,20 @@ static void print_banner(void)
         pr_info("shimk: command line: %s\n", boot_info.cmdline);
 }
 
-/* DESIGN.md section 5: one line, keys in this order. */
+/*
+ * DESIGN.md section 5: one line, keys in this order; shimk adds
+ * tsc-khz at the end.
+ */
 static void print_boot_summary(void)
 {
     printk("shimk: boot hv=%s boot=%s cpus=%u x2apic=%d pge=%d invpcid=%d "
-           "pcid=%d assisted-flush=%d tlb-clock=%d shorthand=%d\n",
+           "pcid=%d assisted-flush=%d tlb-clock=%d shorthand=%d "
+           "tsc-khz=%lu\n",
            hv_type_name(hypervisor_type()),
-           boot_protocol_name(boot_info.protocol), nr_cpus_online, 0,
-           (read_cr4() & X86_CR4_PGE) ? 1 : 0, 0,
-           (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, 0, 0, 0);
+           boot_protocol_name(boot_info.protocol), nr_cpus_online,
+           x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, 0,
+           (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, 0, 0, ipi_shorthand_enabled,
+           (unsigned long)tsc_khz);
 }
 
 static __noreturn void run_and_exit(void)
@@ -109,10 +117,17 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     boot_info_init(protocol, data_pa, magic);
     parse_cmdline(boot_info.cmdline);
     print_banner();
+    time_init();
 
     frames_init(&boot_info);
     mm_init(&boot_info);
     heap_init();
+
+    apic_init_bsp();
+    apic_timer_calibrate();
+    sched_init();
+    smp_init();
+    local_irq_enable();
 
     print_boot_summary();
     run_and_exit();

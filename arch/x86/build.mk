@@ -20,3 +20,7 @@ obj-y += arch/x86/smp.o
 obj-y += arch/x86/time.o
 obj-y += arch/x86/traps.o
 obj-y += arch/x86/probe.o
+obj-y += arch/x86/apic.o
+obj-y += arch/x86/boot/trampoline.o
+obj-y += arch/x86/ipi.o
+obj-y += arch/x86/switch.o

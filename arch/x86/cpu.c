@@ -62,6 +62,7 @@ void cpu_features_init(void)
     f->x2apic = r.c & CPUID1_ECX_X2APIC;
     f->tsc_deadline = r.c & CPUID1_ECX_TSC_DEADLINE;
     f->pge = r.d & CPUID1_EDX_PGE;
+    f->apic_present = r.d & CPUID1_EDX_APIC;
 
     if ( f->max_leaf >= 7 )
     {

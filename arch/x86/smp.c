@@ -1,11 +1,288 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* CPU bring-up bookkeeping shared with panic and the boot summary. */
+/* Bring up the application processors: MADT, trampoline, INIT-SIPI-SIPI. */
 
+#include <shimk/acpi.h>
+#include <shimk/boot-info.h>
+#include <shimk/cmdline.h>
+#include <shimk/frame.h>
+#include <shimk/heap.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <shimk/sched.h>
+#include <shimk/string.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/desc.h>
+#include <asm/msr.h>
+#include <asm/page.h>
+#include <asm/paging.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
 #include <asm/smp.h>
 
+/*
+ * shimk starts APs the same way everywhere: INIT, then STARTUP IPIs
+ * through the (virtual) local APIC, into a real-mode trampoline below
+ * 1 MiB (SDM Vol. 3A, 9.4.4).  QEMU TCG, KVM and Xen (PVH dom0 and
+ * domU) all emulate this; Xen's VCPUOP_initialise + VCPUOP_up would
+ * skip real mode, but only works under Xen, and one path tested in
+ * every environment is worth more than a faster one tested in one.
+ * APs are started one at a time: they share the trampoline's fields.
+ */
+
 unsigned int nr_cpus_online = 1;
+unsigned int nr_cpus_present = 1;
+unsigned int nr_cpus_wanted = 1;
+cpumask_t cpu_online_mask = { { 1 } };
+bool cpu_bringup_in_progress;
+bool ipi_shorthand_enabled __read_mostly;
+
+static unsigned int opt_nr_cpus = NR_CPUS;
+uint_param("nr-cpus", opt_nr_cpus, 1, NR_CPUS);
+
+static bool opt_ipi_shorthand = true;
+boolean_param("ipi-shorthand", opt_ipi_shorthand);
+
+static volatile bool panic_stop;
+
+/* How long an AP may take from its STARTUP IPI to C code. */
+#define AP_START_TIMEOUT_MS 2000
+
+/* arch/x86/boot/trampoline.S */
+extern const char trampoline_start[], trampoline_end[];
+extern char tr_gdtr[], tr_prot32_ptr[], tr_long64_ptr[];
+extern char tr_cr3[], tr_cr4[], tr_efer[], tr_stack[], tr_cpu[], tr_entry[];
+extern const uint32_t tr_prot32_off, tr_long64_off, tr_gdt_off;
+
+static paddr_t tramp_pa;
+static char *tramp;             /* the copy, through the direct map */
+static paddr_t tramp_root;
+static unsigned long bsp_cr4;
+
+#define TRAMP_FIELD(sym) (tramp + (sym - trampoline_start))
+
+static void nmi_stop(struct cpu_regs *regs)
+{
+    if ( READ_ONCE(panic_stop) )
+        halt_forever();
+    panic_regs(regs, "unexpected NMI");
+}
 
 void smp_stop_others_for_panic(void)
 {
-    /* Only the boot CPU runs until application processors are started. */
+    unsigned int cpu, self = smp_processor_id();
+
+    WRITE_ONCE(panic_stop, true);
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( cpu != self )
+            send_nmi_cpu(cpu);
+    /* Give the NMIs time to land before the report starts. */
+    mdelay(10);
+}
+
+/* A RAM page below 640 KiB for the trampoline, as high as possible. */
+static paddr_t find_trampoline_page(void)
+{
+    for ( paddr_t pa = 0x9f000 - PAGE_SIZE; pa >= 0x1000; pa -= PAGE_SIZE )
+        for ( unsigned int i = 0; i < boot_info.nr_mmap; i++ )
+        {
+            const struct mmap_entry *e = &boot_info.mmap[i];
+
+            if ( e->type == MMAP_RAM && e->base <= pa &&
+                 pa + PAGE_SIZE <= e->base + e->len )
+                return pa;
+        }
+    return 0;
+}
+
+static bool trampoline_setup(void)
+{
+    size_t size = trampoline_end - trampoline_start;
+    uint64_t *root;
+
+    tramp_pa = find_trampoline_page();
+    if ( !tramp_pa )
+    {
+        pr_warn("smp: no RAM page below 640 KiB for the AP trampoline\n");
+        return false;
+    }
+    tramp = phys_to_virt(tramp_pa);
+    memcpy(tramp, trampoline_start, size);
+
+    /* The kernel half plus an identity map of the trampoline page. */
+    tramp_root = frame_alloc();
+    if ( tramp_root >= (1ull << 32) )
+        panic("smp: trampoline page table above 4 GiB (%#lx)",
+              (unsigned long)tramp_root);
+    root = phys_to_virt(tramp_root);
+    memcpy(root + 256, (uint64_t *)phys_to_virt(kernel_root) + 256,
+           256 * sizeof(uint64_t));
+    if ( pt_map(tramp_root, tramp_pa, tramp_pa, PT_ORDER_4K, PTE_W) )
+        panic("smp: cannot map the trampoline page");
+
+    *(uint32_t *)(TRAMP_FIELD(tr_gdtr) + 2) = tramp_pa + tr_gdt_off;
+    *(uint32_t *)TRAMP_FIELD(tr_prot32_ptr) = tramp_pa + tr_prot32_off;
+    *(uint32_t *)TRAMP_FIELD(tr_long64_ptr) = tramp_pa + tr_long64_off;
+    *(uint32_t *)TRAMP_FIELD(tr_cr3) = (uint32_t)tramp_root;
+    *(uint32_t *)TRAMP_FIELD(tr_cr4) = X86_CR4_PAE;
+    *(uint32_t *)TRAMP_FIELD(tr_efer) =
+        EFER_LME | (boot_cpu.nx ? EFER_NXE : 0);
+    return true;
+}
+
+static __noreturn void ap_entry(struct cpu_info *ci)
+{
+    percpu_set_gs(ci);
+    desc_load_cpu(ci);
+    write_cr3(kernel_root);
+    write_cr4(bsp_cr4);
+    apic_init_ap();
+    if ( apic_id() != ci->apic_id )
+        panic("AP started as APIC id %u, expected %u", apic_id(),
+              ci->apic_id);
+    WRITE_ONCE(ci->alive, true);
+    sched_start_ap();   /* becomes this CPU's idle thread */
+}
+
+static struct cpu_info *alloc_cpu(unsigned int cpu, uint32_t apic_id)
+{
+    struct cpu_info *ci = kzalloc(sizeof(*ci));
+
+    ci->self = ci;
+    ci->cpu = cpu;
+    ci->apic_id = apic_id;
+    ci->stack_base = kmalloc(KERNEL_STACK_SIZE);
+    ci->kernel_stack_top = (uint64_t)ci->stack_base + KERNEL_STACK_SIZE;
+    for ( unsigned int i = 0; i < 3; i++ )
+        ci->ist_stacks[i] = kmalloc(IST_STACK_SIZE);
+    return ci;
+}
+
+static bool wait_alive(struct cpu_info *ci, uint64_t ms)
+{
+    uint64_t start = rdtsc(), bound = ms_to_cycles(ms);
+
+    while ( !READ_ONCE(ci->alive) )
+    {
+        if ( rdtsc() - start > bound )
+            return false;
+        cpu_relax();
+    }
+    return true;
+}
+
+static bool wait_online(unsigned int cpu, uint64_t ms)
+{
+    uint64_t start = rdtsc(), bound = ms_to_cycles(ms);
+
+    while ( !cpumask_test_cpu(cpu, &cpu_online_mask) )
+    {
+        if ( rdtsc() - start > bound )
+            return false;
+        cpu_relax();
+    }
+    return true;
+}
+
+static bool start_ap(struct cpu_info *ci)
+{
+    uint32_t sipi = APIC_DM_STARTUP | (uint32_t)(tramp_pa >> PAGE_SHIFT);
+
+    *(uint64_t *)TRAMP_FIELD(tr_stack) = ci->kernel_stack_top;
+    *(uint64_t *)TRAMP_FIELD(tr_cpu) = (uint64_t)ci;
+    *(uint64_t *)TRAMP_FIELD(tr_entry) = (uint64_t)ap_entry;
+    cpu_infos[ci->cpu] = ci;
+    smp_mb();
+
+    /*
+     * SDM 9.4.4.1: INIT, 10 ms, STARTUP, 200 us, STARTUP.  The 10 ms is
+     * for real hardware; emulated APICs act on INIT at once.
+     */
+    apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
+    mdelay(boot_cpu.hypervisor ? 1 : 10);
+    apic_icr_write(sipi, ci->apic_id);
+    if ( !wait_alive(ci, 1) )
+    {
+        apic_icr_write(sipi, ci->apic_id);
+        if ( !wait_alive(ci, AP_START_TIMEOUT_MS) )
+        {
+            /* Park it again so it cannot wake up inside the next AP's run. */
+            apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
+            cpu_infos[ci->cpu] = NULL;
+            return false;
+        }
+    }
+    /* Online once its idle thread runs (sched_start_ap). */
+    if ( !wait_online(ci->cpu, AP_START_TIMEOUT_MS) )
+        panic("CPU%u (APIC id %u) reached C but never went online",
+              ci->cpu, ci->apic_id);
+    return true;
+}
+
+void smp_init(void)
+{
+    static struct madt_info madt;
+    uint32_t bsp_apic = apic_id();
+    unsigned int cpu = 1, failed = 0, capped = 0, disabled = 0;
+    char online[64];
+
+    this_cpu()->apic_id = bsp_apic;
+    nmi_hook = nmi_stop;
+    bsp_cr4 = read_cr4();
+
+    if ( acpi_find_madt(&madt) )
+        goto done;
+
+    if ( !trampoline_setup() )
+        goto done;
+
+    WRITE_ONCE(cpu_bringup_in_progress, true);
+    for ( unsigned int i = 0; i < madt.nr_cpus; i++ )
+    {
+        const struct madt_cpu *m = &madt.cpus[i];
+        struct cpu_info *ci;
+
+        if ( m->apic_id == bsp_apic )
+            continue;
+        if ( !m->enabled )
+        {
+            disabled++;
+            continue;
+        }
+        if ( cpu >= opt_nr_cpus )
+        {
+            /* Present, never started: also rules out ALLBUT (Xen's rule). */
+            capped++;
+            continue;
+        }
+        nr_cpus_wanted++;
+        ci = alloc_cpu(cpu, m->apic_id);
+        if ( !start_ap(ci) )
+        {
+            pr_warn("smp: CPU with APIC id %u did not start within %u ms; "
+                    "continuing without it\n", m->apic_id,
+                    AP_START_TIMEOUT_MS);
+            failed++;
+            continue;
+        }
+        cpu++;
+    }
+    nr_cpus_present = cpu + failed + capped;
+    WRITE_ONCE(cpu_bringup_in_progress, false);
+
+done:
+    ipi_shorthand_enabled = opt_ipi_shorthand && nr_cpus_online > 1 &&
+                            nr_cpus_online == nr_cpus_present;
+    cpumask_format(online, sizeof(online), &cpu_online_mask);
+    pr_info("smp: %u CPUs online (%s), BSP APIC id %u%s%s\n", nr_cpus_online,
+            online, bsp_apic, x2apic_enabled ? ", x2APIC" : ", xAPIC",
+            ipi_shorthand_enabled ? ", ALLBUT shorthand" : "");
+    for_each_cpu ( cpu, &cpu_online_mask )
+        pr_debug("smp: CPU%u is APIC id %u\n", cpu, cpu_infos[cpu]->apic_id);
+    if ( capped )
+        pr_info("smp: %u more CPUs left offline by nr-cpus=%u\n", capped,
+                opt_nr_cpus);
+    if ( disabled )
+        pr_info("smp: %u CPUs listed as disabled in the MADT\n", disabled);
 }

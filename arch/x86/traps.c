@@ -5,6 +5,7 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <asm/extable.h>
+#include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/regs.h>
 #include <asm/traps.h>
@@ -115,16 +116,17 @@ static void do_exception(struct cpu_regs *regs)
 void do_trap(struct cpu_regs *regs)
 {
     unsigned int vec = regs->vector;
+    struct cpu_info *ci = this_cpu();
+    /* Interrupt context: no IPI shorthands, no sleeping (asm/smp.h). */
+    bool irq = vec >= FIRST_EXTERNAL_VECTOR || vec == X86_EXC_NMI ||
+               vec == X86_EXC_MC;
 
+    ci->irq_depth += irq;
     if ( vec < FIRST_EXTERNAL_VECTOR )
-    {
         do_exception(regs);
-        return;
-    }
-    if ( likely(vector_handlers[vec] != NULL) )
-    {
+    else if ( likely(vector_handlers[vec] != NULL) )
         vector_handlers[vec](regs);
-        return;
-    }
-    panic_regs(regs, "unexpected interrupt on vector %u", vec);
+    else
+        panic_regs(regs, "unexpected interrupt on vector %u", vec);
+    ci->irq_depth -= irq;
 }

@@ -22,7 +22,7 @@ struct cpu_features
     uint32_t family, model, stepping;
     uint32_t max_leaf, max_ext_leaf;
     bool hypervisor;    /* CPUID.1:ECX[31] */
-    bool pge, pcid, invpcid, x2apic, nx, page1g, rdtscp;
+    bool apic_present, pge, pcid, invpcid, x2apic, nx, page1g, rdtscp;
     bool invariant_tsc, tsc_deadline, smep, smap;
 };
 

@@ -10,6 +10,7 @@
 
 #ifndef __ASSEMBLER__
 #include <asm/desc.h>
+#include <asm/smp.h>
 #include <shimk/compiler.h>
 #include <shimk/types.h>
 
@@ -32,6 +33,10 @@ struct cpu_info
     struct tss64 tss __aligned(16);
 
     unsigned int panic_depth;       /* nested panics on this CPU */
+    unsigned int irq_depth;         /* > 0 inside an interrupt or NMI */
+    volatile bool alive;            /* AP: reached C, for smp_init */
+
+    struct ipi_counters ipi;
 };
 
 extern struct cpu_info *cpu_infos[];

@@ -1,17 +1,75 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* CPU bring-up state shared with the rest of the kernel. */
+/* CPU bring-up (ACPI MADT, INIT-SIPI-SIPI) and inter-processor interrupts. */
 #ifndef ASM_SMP_H
 #define ASM_SMP_H
 
+#include <shimk/cpumask.h>
 #include <shimk/types.h>
+#include <asm/traps.h>
 
 /* CPUs running the kernel now (the boot CPU counts). */
 extern unsigned int nr_cpus_online;
+/* CPUs the MADT lists as enabled (started or not). */
+extern unsigned int nr_cpus_present;
+/* CPUs shimk tried to start, the boot CPU included (nr-cpus= applied). */
+extern unsigned int nr_cpus_wanted;
+extern cpumask_t cpu_online_mask;
+
+/* true while a CPU is being started: no IPI shorthands then. */
+extern bool cpu_bringup_in_progress;
+
+/* Whether ALLBUT may be used at all (ipi-shorthand=, every CPU up). */
+extern bool ipi_shorthand_enabled;
+
+/* Read the MADT and start every AP; boot CPU, after the APIC and heap. */
+void smp_init(void);
 
 /*
- * Called by panic() on the panicking CPU: stop every other CPU so the
- * report is the last thing printed.  Bounded; returns in any case.
+ * Called by panic() on the panicking CPU: stop every other CPU with an
+ * NMI so the report is the last thing printed.  Bounded; returns.
  */
 void smp_stop_others_for_panic(void);
+
+/* --- IPIs (arch/x86/ipi.c) --- */
+
+/*
+ * Handlers for IPI vectors: they run with interrupts off; the
+ * dispatcher counts the receipt and sends the EOI after fn returns.
+ */
+void set_ipi_handler(unsigned int vector, vector_handler_t fn);
+
+void send_ipi_cpu(unsigned int cpu, unsigned int vector);
+void send_ipi_self(unsigned int vector);
+
+/*
+ * IPI every CPU in mask (self included if set).  Uses the ALLBUT
+ * shorthand when allbut_eligible() says so, else one ICR write per
+ * target.
+ */
+void send_ipi_mask(const cpumask_t *mask, unsigned int vector);
+
+/* NMI to one CPU (panic stop, diagnostics). */
+void send_nmi_cpu(unsigned int cpu);
+
+/*
+ * The ALLBUT rule (pure; unit-tested), after Xen's send_IPI_mask() and
+ * its fixes 5500d265a2, d079cc0587, 4d901aa67a, 171c52fba5: only when
+ * shorthands are allowed, no CPU is coming up or going down, every
+ * present CPU is online, the caller is not in interrupt context, more
+ * than one CPU is online, and mask plus self is exactly the online set.
+ */
+bool allbut_eligible(const cpumask_t *mask, unsigned int self,
+                     const cpumask_t *online, unsigned int nr_present,
+                     bool shorthand_enabled, bool bringup, bool in_irq);
+
+/* Per-vector IPI counters (vectors FIRST_IPI_VECTOR..0xff). */
+#define NR_IPI_COUNTERS 16
+struct ipi_counters
+{
+    uint64_t icr_writes[NR_IPI_COUNTERS];   /* ICR writes by this CPU */
+    uint64_t targets[NR_IPI_COUNTERS];      /* destinations addressed */
+    uint64_t shorthand[NR_IPI_COUNTERS];    /* of which ALLBUT/ALL/SELF */
+    uint64_t received[NR_IPI_COUNTERS];     /* IPIs this CPU took */
+};
 
 #endif /* ASM_SMP_H */

@@ -8,6 +8,16 @@
 /* TSC frequency in kHz; 0 until time_init() has found it. */
 extern uint64_t tsc_khz;
 
+/* Where tsc_khz came from ("xen cpuid leaf", "pit calibration", ...). */
+extern const char *tsc_source;
+
+/*
+ * Find the TSC frequency: the L0's timing leaf (Xen base+3, KVM
+ * 0x40000010), CPUID 0x15, a PIT calibration, CPUID 0x16, in that
+ * order.  Boot CPU, before anything waits with a bound.
+ */
+void time_init(void);
+
 /* Until tsc_khz is known, bounds assume this (a fast, safe guess). */
 #define TSC_KHZ_GUESS 4000000ull
 

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Inter-processor interrupts: unicast, mask, shorthands, counters. */
+
+#include <shimk/cpumask.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <asm/apic.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/smp.h>
+
+static vector_handler_t ipi_handlers[NR_IPI_COUNTERS];
+
+bool allbut_eligible(const cpumask_t *mask, unsigned int self,
+                     const cpumask_t *online, unsigned int nr_present,
+                     bool shorthand_enabled, bool bringup, bool in_irq)
+{
+    cpumask_t with_self;
+
+    if ( !shorthand_enabled || bringup || in_irq )
+        return false;
+    if ( cpumask_weight(online) != nr_present || nr_present < 2 )
+        return false;
+    cpumask_copy(&with_self, mask);
+    cpumask_set_cpu(self, &with_self);
+    return cpumask_equal(&with_self, online);
+}
+
+static inline unsigned int slot(unsigned int vector)
+{
+    return vector - FIRST_IPI_VECTOR;
+}
+
+static void ipi_dispatch(struct cpu_regs *regs)
+{
+    unsigned int s = slot(regs->vector);
+
+    this_cpu()->ipi.received[s]++;
+    ipi_handlers[s](regs);
+    apic_eoi();
+}
+
+void set_ipi_handler(unsigned int vector, vector_handler_t fn)
+{
+    if ( vector < FIRST_IPI_VECTOR || vector >= FIRST_IPI_VECTOR +
+                                                   NR_IPI_COUNTERS )
+        panic("IPI vector %#x out of range", vector);
+    ipi_handlers[slot(vector)] = fn;
+    set_vector_handler(vector, ipi_dispatch);
+}
+
+static void icr(uint32_t lo, uint32_t dest)
+{
+    if ( apic_icr_write(lo, dest) )
+        panic("apic: ICR still busy after 100 ms (IPI %#x to APIC id %u)",
+              lo, dest);
+}
+
+void send_ipi_cpu(unsigned int cpu, unsigned int vector)
+{
+    struct ipi_counters *c = &this_cpu()->ipi;
+
+    icr(APIC_DM_FIXED | vector, cpu_infos[cpu]->apic_id);
+    c->icr_writes[slot(vector)]++;
+    c->targets[slot(vector)]++;
+}
+
+void send_ipi_self(unsigned int vector)
+{
+    struct ipi_counters *c = &this_cpu()->ipi;
+
+    icr(APIC_DM_FIXED | APIC_DEST_SELF | vector, 0);
+    c->icr_writes[slot(vector)]++;
+    c->targets[slot(vector)]++;
+    c->shorthand[slot(vector)]++;
+}
+
+void send_ipi_mask(const cpumask_t *mask, unsigned int vector)
+{
+    struct cpu_info *ci = this_cpu();
+    unsigned int self = ci->cpu, cpu;
+    unsigned long f = local_irq_save();
+
+    if ( allbut_eligible(mask, self, &cpu_online_mask, nr_cpus_present,
+                         ipi_shorthand_enabled,
+                         READ_ONCE(cpu_bringup_in_progress),
+                         ci->irq_depth > 0) )
+    {
+        icr(APIC_DM_FIXED | APIC_DEST_ALLBUT | vector, 0);
+        ci->ipi.icr_writes[slot(vector)]++;
+        ci->ipi.shorthand[slot(vector)]++;
+        ci->ipi.targets[slot(vector)] += nr_cpus_online - 1;
+        if ( cpumask_test_cpu(self, mask) )
+            send_ipi_self(vector);
+    }
+    else
+    {
+        for_each_cpu ( cpu, mask )
+        {
+            if ( cpu == self )
+                send_ipi_self(vector);
+            else if ( cpumask_test_cpu(cpu, &cpu_online_mask) )
+                send_ipi_cpu(cpu, vector);
+        }
+    }
+    local_irq_restore(f);
+}
+
+void send_nmi_cpu(unsigned int cpu)
+{
+    apic_icr_write(APIC_DM_NMI, cpu_infos[cpu]->apic_id);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Kernel threads: one run queue per CPU, cooperative, idle with HLT. */
+#ifndef SHIMK_SCHED_H
+#define SHIMK_SCHED_H
+
+#include <shimk/compiler.h>
+#include <shimk/types.h>
+
+struct aspace;
+
+enum thread_state
+{
+    THREAD_RUNNABLE,
+    THREAD_RUNNING,
+    THREAD_DEAD,
+};
+
+struct thread
+{
+    uint64_t rsp;               /* saved by switch_context: offset 0 */
+    struct thread *next;        /* run queue link */
+    enum thread_state state;
+    unsigned int cpu;
+    unsigned int id;
+    char name[24];
+    void (*fn)(void *arg);
+    void *arg;
+    void *stack;
+    bool detached;              /* freed on exit; nobody joins */
+    volatile bool done;
+    struct aspace *aspace;      /* user address space, or NULL */
+    void *task;                 /* user task state (kernel/task.c) */
+};
+
+#define THREAD_STACK_SIZE 16384
+
+/* Boot CPU: make the running boot code thread 0 and create its idle. */
+void sched_init(void);
+
+/* An AP, once set up: go online and become this CPU's idle thread. */
+__noreturn void sched_start_ap(void);
+
+/*
+ * A thread running fn(arg) on cpu, runnable at once.  Joinable unless
+ * detached (then it frees itself on exit).
+ */
+struct thread *thread_create(const char *name, void (*fn)(void *),
+                             void *arg, unsigned int cpu, bool detached);
+
+/* Wait up to timeout_ms for t to finish, then free it; -ETIMEDOUT. */
+int thread_join(struct thread *t, uint64_t timeout_ms);
+
+/* Let other runnable threads on this CPU run. */
+void yield(void);
+
+__noreturn void thread_exit(void);
+
+struct thread *current_thread(void);
+
+/* Threads runnable on cpu, the running one excluded. */
+unsigned int sched_queued(unsigned int cpu);
+
+#endif /* SHIMK_SCHED_H */

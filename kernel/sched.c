@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Kernel threads: per-CPU FIFO run queues, cooperative switching, HLT idle. */
+
+#include <shimk/errno.h>
+#include <shimk/heap.h>
+#include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <shimk/sched.h>
+#include <shimk/spinlock.h>
+#include <shimk/string.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/smp.h>
+
+/*
+ * Threads never migrate: each belongs to the CPU it was created on, so
+ * a run queue is only ever dequeued by its own CPU, with interrupts
+ * off.  Other CPUs only enqueue (under the queue's lock) and then send
+ * a RESCHEDULE IPI to wake an idle CPU out of HLT.  There is no
+ * preemption of kernel threads: they run until they yield, block in
+ * thread_join, or exit.
+ */
+
+struct runqueue
+{
+    spinlock_t lock;
+    struct thread *head, *tail;
+    unsigned int nr_queued;
+    struct thread *current;
+    struct thread *idle;
+    struct thread *prev;        /* the thread just switched away from */
+} __aligned(64);
+
+static struct runqueue runqueues[NR_CPUS];
+static struct thread boot_thread = { .name = "boot", .state = THREAD_RUNNING };
+static unsigned int next_thread_id = 1;
+
+void switch_context(uint64_t *save_rsp, uint64_t next_rsp);
+
+static struct runqueue *this_rq(void)
+{
+    return &runqueues[smp_processor_id()];
+}
+
+struct thread *current_thread(void)
+{
+    return this_rq()->current;
+}
+
+unsigned int sched_queued(unsigned int cpu)
+{
+    return READ_ONCE(runqueues[cpu].nr_queued);
+}
+
+static void enqueue(struct runqueue *rq, struct thread *t)
+{
+    t->next = NULL;
+    if ( rq->tail )
+        rq->tail->next = t;
+    else
+        rq->head = t;
+    rq->tail = t;
+    rq->nr_queued++;
+}
+
+static struct thread *dequeue(struct runqueue *rq)
+{
+    struct thread *t = rq->head;
+
+    if ( t )
+    {
+        rq->head = t->next;
+        if ( !rq->head )
+            rq->tail = NULL;
+        rq->nr_queued--;
+    }
+    return t;
+}
+
+/* On the new thread's stack: a dead predecessor's stack can go now. */
+static void finish_switch(void)
+{
+    struct runqueue *rq = this_rq();
+    struct thread *prev = rq->prev;
+
+    rq->prev = NULL;
+    if ( !prev || prev->state != THREAD_DEAD )
+        return;
+    kfree(prev->stack);
+    prev->stack = NULL;
+    if ( prev->detached )
+        kfree(prev);
+    else
+        WRITE_ONCE(prev->done, true);
+}
+
+static void schedule(void)
+{
+    unsigned long f = local_irq_save();
+    struct runqueue *rq = this_rq();
+    struct thread *cur = rq->current, *next;
+
+    spin_lock(&rq->lock);
+    next = dequeue(rq);
+    if ( !next )
+    {
+        if ( cur->state == THREAD_RUNNING )
+        {
+            spin_unlock(&rq->lock);
+            local_irq_restore(f);
+            return;
+        }
+        next = rq->idle;
+    }
+    if ( cur->state == THREAD_RUNNING && cur != rq->idle )
+    {
+        cur->state = THREAD_RUNNABLE;
+        enqueue(rq, cur);
+    }
+    spin_unlock(&rq->lock);
+
+    next->state = THREAD_RUNNING;
+    rq->current = next;
+    rq->prev = cur;
+    switch_context(&cur->rsp, next->rsp);
+    finish_switch();
+    local_irq_restore(f);
+}
+
+void yield(void)
+{
+    schedule();
+}
+
+void thread_exit(void)
+{
+    local_irq_disable();
+    current_thread()->state = THREAD_DEAD;
+    schedule();
+    panic("a dead thread was scheduled again");
+}
+
+static __noreturn void thread_entry(void)
+{
+    struct thread *t;
+
+    finish_switch();
+    local_irq_enable();
+    t = current_thread();
+    t->fn(t->arg);
+    thread_exit();
+}
+
+/* The frame switch_context pops: six registers, then thread_entry. */
+static void prepare_stack(struct thread *t)
+{
+    uint64_t *sp = (uint64_t *)((char *)t->stack + THREAD_STACK_SIZE);
+
+    *--sp = 0;                          /* thread_entry's return address */
+    *--sp = (uint64_t)thread_entry;
+    for ( unsigned int i = 0; i < 6; i++ )
+        *--sp = 0;                      /* rbp rbx r12 r13 r14 r15 */
+    t->rsp = (uint64_t)sp;
+}
+
+static struct thread *thread_alloc(const char *name, void (*fn)(void *),
+                                   void *arg, unsigned int cpu)
+{
+    struct thread *t = kzalloc(sizeof(*t));
+
+    ksnprintf(t->name, sizeof(t->name), "%s", name);
+    t->fn = fn;
+    t->arg = arg;
+    t->cpu = cpu;
+    t->id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
+    t->stack = kmalloc(THREAD_STACK_SIZE);
+    prepare_stack(t);
+    return t;
+}
+
+struct thread *thread_create(const char *name, void (*fn)(void *),
+                             void *arg, unsigned int cpu, bool detached)
+{
+    struct runqueue *rq;
+    struct thread *t;
+    unsigned long f;
+
+    if ( cpu >= NR_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask) )
+        panic("thread_create(%s): CPU%u is not online", name, cpu);
+    t = thread_alloc(name, fn, arg, cpu);
+    t->detached = detached;
+    t->state = THREAD_RUNNABLE;
+
+    rq = &runqueues[cpu];
+    f = spin_lock_irqsave(&rq->lock);
+    enqueue(rq, t);
+    spin_unlock_irqrestore(&rq->lock, f);
+    if ( cpu != smp_processor_id() )
+        send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
+    return t;
+}
+
+int thread_join(struct thread *t, uint64_t timeout_ms)
+{
+    uint64_t start = rdtsc(), bound = ms_to_cycles(timeout_ms);
+
+    while ( !READ_ONCE(t->done) )
+    {
+        if ( rdtsc() - start > bound )
+            return -ETIMEDOUT;
+        yield();
+        cpu_relax();
+    }
+    kfree(t);
+    return 0;
+}
+
+static __noreturn void idle_loop(void *unused)
+{
+    struct runqueue *rq = this_rq();
+
+    for ( ;; )
+    {
+        /*
+         * Check and halt with interrupts off: STI's one-instruction
+         * shadow makes "sti; hlt" atomic, so a wake-up IPI that lands
+         * after the check still ends the HLT.
+         */
+        local_irq_disable();
+        if ( !READ_ONCE(rq->head) )
+        {
+            safe_halt();
+            continue;
+        }
+        local_irq_enable();
+        schedule();
+    }
+}
+
+static void reschedule_interrupt(struct cpu_regs *regs)
+{
+    /* Nothing to do: the idle loop looks at its queue after HLT. */
+}
+
+void sched_init(void)
+{
+    struct runqueue *rq = &runqueues[0];
+
+    for ( unsigned int i = 0; i < NR_CPUS; i++ )
+        runqueues[i].lock = (spinlock_t)SPINLOCK_INIT("runqueue");
+    rq->current = &boot_thread;
+    rq->idle = thread_alloc("idle0", (void (*)(void *))idle_loop, NULL, 0);
+    rq->idle->state = THREAD_RUNNABLE;
+    set_ipi_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
+}
+
+void sched_start_ap(void)
+{
+    struct cpu_info *ci = this_cpu();
+    struct runqueue *rq = &runqueues[ci->cpu];
+    struct thread *idle = kzalloc(sizeof(*idle));
+
+    /* This context, on the AP's boot stack, is its idle thread. */
+    ksnprintf(idle->name, sizeof(idle->name), "idle%u", ci->cpu);
+    idle->cpu = ci->cpu;
+    idle->state = THREAD_RUNNING;
+    idle->stack = ci->stack_base;
+    rq->idle = idle;
+    rq->current = idle;
+
+    cpumask_set_cpu(ci->cpu, &cpu_online_mask);
+    __atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
+    idle_loop(NULL);
+}

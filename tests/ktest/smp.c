@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ktest: every CPU up and running threads, IPI delivery and its cost. */
+
+#include <shimk/heap.h>
+#include <shimk/ktest.h>
+#include <shimk/printk.h>
+#include <shimk/sched.h>
+#include <shimk/sort.h>
+#include <shimk/string.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/smp.h>
+
+#define WAIT_MS 1000
+
+static unsigned int slot(unsigned int vector)
+{
+    return vector - FIRST_IPI_VECTOR;
+}
+
+static uint64_t received(unsigned int cpu, unsigned int vector)
+{
+    return READ_ONCE(cpu_infos[cpu]->ipi.received[slot(vector)]);
+}
+
+/* Wait, bounded, until cpu has taken want IPIs on vector. */
+static bool wait_received(unsigned int cpu, unsigned int vector,
+                          uint64_t want)
+{
+    uint64_t start = rdtsc(), bound = ms_to_cycles(WAIT_MS);
+
+    while ( received(cpu, vector) < want )
+    {
+        if ( rdtsc() - start > bound )
+            return false;
+        cpu_relax();
+    }
+    return true;
+}
+
+/* Ping-pong: the responder answers TEST_VECTOR with TEST_VECTOR2. */
+static volatile unsigned int pp_initiator;
+static volatile bool pp_pong;
+
+static void test_ipi(struct cpu_regs *regs)
+{
+    if ( smp_processor_id() != pp_initiator )
+        send_ipi_cpu(pp_initiator, TEST_VECTOR2);
+}
+
+static void test_ipi2(struct cpu_regs *regs)
+{
+    WRITE_ONCE(pp_pong, true);
+}
+
+static void claim_vectors(void)
+{
+    static bool done;
+
+    if ( done )
+        return;
+    set_ipi_handler(TEST_VECTOR, test_ipi);
+    set_ipi_handler(TEST_VECTOR2, test_ipi2);
+    done = true;
+}
+
+/*
+ * Counting tests send TEST_VECTOR, which makes a target answer on
+ * TEST_VECTOR2; the counts below look at TEST_VECTOR only.
+ */
+
+struct where
+{
+    unsigned int cpu;
+    uint32_t apic_id;
+    volatile bool ran;
+};
+
+static void report_cpu(void *arg)
+{
+    struct where *w = arg;
+
+    w->cpu = smp_processor_id();
+    w->apic_id = apic_id();
+    WRITE_ONCE(w->ran, true);
+}
+
+KTEST(smp, every_madt_cpu_online_running_a_thread)
+{
+    struct where *w = kzalloc(NR_CPUS * sizeof(*w));
+    struct thread *th[NR_CPUS];
+    unsigned int cpu, n = 0;
+
+    KT_ASSERTF(t, nr_cpus_online == nr_cpus_wanted,
+               "%u of %u CPUs came up", nr_cpus_online, nr_cpus_wanted);
+    KT_EQ(t, cpumask_weight(&cpu_online_mask), nr_cpus_online);
+    for_each_cpu ( cpu, &cpu_online_mask )
+        th[cpu] = thread_create("where", report_cpu, &w[cpu], cpu, false);
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        KT_ASSERTF(t, !thread_join(th[cpu], WAIT_MS),
+                   "thread on CPU%u did not finish", cpu);
+        KT_ASSERT(t, w[cpu].ran);
+        KT_EQ(t, w[cpu].cpu, cpu);
+        KT_EQ(t, w[cpu].apic_id, cpu_infos[cpu]->apic_id);
+        n++;
+    }
+    ktest_note("%u CPUs each ran a thread", n);
+    kfree(w);
+}
+
+static volatile unsigned int order[8], pos;
+
+static void step(void *arg)
+{
+    for ( unsigned int i = 0; i < 4; i++ )
+    {
+        order[pos++] = (unsigned int)(uintptr_t)arg;
+        yield();
+    }
+}
+
+KTEST(smp, threads_yield_and_join)
+{
+    struct thread *a, *b;
+
+    pos = 0;
+    a = thread_create("a", step, (void *)1, smp_processor_id(), false);
+    b = thread_create("b", step, (void *)2, smp_processor_id(), false);
+    KT_ASSERT(t, !thread_join(a, WAIT_MS));
+    KT_ASSERT(t, !thread_join(b, WAIT_MS));
+    KT_EQ(t, pos, 8);
+    /* FIFO queue, yield after each step: the two threads alternate. */
+    for ( unsigned int i = 0; i < 8; i++ )
+        KT_ASSERTF(t, order[i] == (i % 2 ? 2u : 1u), "step %u ran %u", i,
+                   order[i]);
+}
+
+KTEST(ipi, unicast_exact_counts)
+{
+    const unsigned int k = 20;
+    unsigned int self = smp_processor_id(), cpu;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "one CPU");
+    claim_vectors();
+    pp_initiator = self;
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        uint64_t before;
+
+        if ( cpu == self )
+            continue;
+        before = received(cpu, TEST_VECTOR);
+        /* One at a time: a second IPI sent before the first is taken
+         * would merge with it in the IRR. */
+        for ( unsigned int i = 1; i <= k; i++ )
+        {
+            send_ipi_cpu(cpu, TEST_VECTOR);
+            KT_ASSERTF(t, wait_received(cpu, TEST_VECTOR, before + i),
+                       "CPU%u took %lu of %u IPIs", cpu,
+                       (unsigned long)(received(cpu, TEST_VECTOR) - before),
+                       i);
+        }
+        KT_EQ(t, received(cpu, TEST_VECTOR), before + k);
+    }
+}
+
+/* Send to mask, wait, and check each CPU took exactly its share. */
+static const char *mask_round(const cpumask_t *mask, uint64_t *shorthands)
+{
+    static char why[96];
+    uint64_t before[NR_CPUS];
+    unsigned int cpu, self = smp_processor_id();
+    uint64_t sh = this_cpu()->ipi.shorthand[slot(TEST_VECTOR)];
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+        before[cpu] = received(cpu, TEST_VECTOR);
+    send_ipi_mask(mask, TEST_VECTOR);
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        uint64_t want = before[cpu] + cpumask_test_cpu(cpu, mask);
+
+        if ( !wait_received(cpu, TEST_VECTOR, want) )
+        {
+            ksnprintf(why, sizeof(why), "CPU%u never took its IPI", cpu);
+            return why;
+        }
+    }
+    /* Let a stray duplicate land before counting. */
+    udelay(1000);
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( received(cpu, TEST_VECTOR) !=
+             before[cpu] + cpumask_test_cpu(cpu, mask) )
+        {
+            ksnprintf(why, sizeof(why), "CPU%u took %lu IPIs, want %u%s",
+                      cpu,
+                      (unsigned long)(received(cpu, TEST_VECTOR) -
+                                      before[cpu]),
+                      cpumask_test_cpu(cpu, mask) ? 1 : 0,
+                      cpu == self ? " (self)" : "");
+            return why;
+        }
+    *shorthands = this_cpu()->ipi.shorthand[slot(TEST_VECTOR)] - sh;
+    return NULL;
+}
+
+KTEST(ipi, mask_exact_counts)
+{
+    unsigned int cpu, self = smp_processor_id();
+    uint64_t sh;
+    const char *why;
+    cpumask_t m;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "one CPU");
+    claim_vectors();
+    pp_initiator = self;
+    /* Every other CPU, self excluded: never the ALLBUT shape with > 2. */
+    cpumask_clear(&m);
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( cpu != self && cpu % 2 )
+            cpumask_set_cpu(cpu, &m);
+    why = mask_round(&m, &sh);
+    KT_ASSERTF(t, !why, "%s", why);
+    if ( nr_cpus_online > 2 )
+        KT_EQ(t, sh, 0);
+}
+
+KTEST(ipi, allbut_exact_counts)
+{
+    unsigned int self = smp_processor_id();
+    uint64_t sh;
+    const char *why;
+    cpumask_t m;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "one CPU");
+    claim_vectors();
+    pp_initiator = self;
+    cpumask_copy(&m, &cpu_online_mask);
+    cpumask_clear_cpu(self, &m);
+    why = mask_round(&m, &sh);
+    KT_ASSERTF(t, !why, "%s", why);
+    /* The shorthand is used exactly when it is allowed. */
+    KT_EQ(t, sh, ipi_shorthand_enabled ? 1 : 0);
+    ktest_note("all-but-self sent with %s",
+               sh ? "the ALLBUT shorthand" : "one ICR write per CPU");
+}
+
+KTEST(ipi, self_and_mask_with_self)
+{
+    unsigned int self = smp_processor_id();
+    uint64_t sh;
+    const char *why;
+    cpumask_t m;
+
+    claim_vectors();
+    pp_initiator = self;
+    cpumask_clear(&m);
+    cpumask_set_cpu(self, &m);
+    why = mask_round(&m, &sh);
+    KT_ASSERTF(t, !why, "%s", why);
+    /* Everyone including self: ALLBUT plus a self IPI, or unicasts. */
+    cpumask_copy(&m, &cpu_online_mask);
+    why = mask_round(&m, &sh);
+    KT_ASSERTF(t, !why, "%s", why);
+}
+
+KTEST(ipi, ping_pong_round_trip)
+{
+    const unsigned int n = 1000;
+    uint64_t *lat = kmalloc(n * sizeof(*lat));
+    unsigned int self = smp_processor_id();
+    unsigned int peer = cpumask_next(&cpu_online_mask, self + 1);
+
+    if ( peer >= NR_CPUS )
+        peer = cpumask_first(&cpu_online_mask);
+    if ( peer == self )
+    {
+        kfree(lat);
+        KT_SKIP(t, "one CPU");
+    }
+    claim_vectors();
+    pp_initiator = self;
+    for ( unsigned int i = 0; i < n; i++ )
+    {
+        uint64_t start, bound = ms_to_cycles(WAIT_MS);
+
+        WRITE_ONCE(pp_pong, false);
+        start = rdtsc_ordered();
+        send_ipi_cpu(peer, TEST_VECTOR);
+        while ( !READ_ONCE(pp_pong) )
+        {
+            if ( rdtsc() - start > bound )
+            {
+                kfree(lat);
+                KT_ASSERTF(t, false, "no pong from CPU%u (round %u)", peer, i);
+            }
+            cpu_relax();
+        }
+        lat[i] = rdtsc_ordered() - start;
+    }
+    sort_u64(lat, n);
+    ktest_note("IPI round trip CPU%u->CPU%u->CPU%u (%s): p50 %lu p99 %lu "
+               "cycles (p50 %lu ns), n=%u", self, peer, self,
+               x2apic_enabled ? "x2APIC" : "xAPIC",
+               (unsigned long)percentile_sorted(lat, n, 50),
+               (unsigned long)percentile_sorted(lat, n, 99),
+               (unsigned long)cycles_to_ns(percentile_sorted(lat, n, 50)), n);
+    kfree(lat);
+}
