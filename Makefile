@@ -94,9 +94,13 @@ $(BUILD)/%.o: %.S $(CONFIG_H) | $(XEN_INC)
 	@echo "  AS      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
 
-$(BUILD)/shimk.elf: $(KERNEL_OBJS) linker.ld
+user-y :=
+include user/build.mk
+
+$(BUILD)/shimk.elf: $(KERNEL_OBJS) $(USER_OBJS) $(BUILD)/user/checked linker.ld
 	@echo "  LD      $@"
-	@$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) -Map $(BUILD)/shimk.map
+	@$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS) $(USER_OBJS) \
+	  -Map $(BUILD)/shimk.map
 
 -include $(KERNEL_OBJS:.o=.d)
 

@@ -20,3 +20,5 @@ obj-y += kernel/acpi-tables.o
 obj-y += kernel/cpumask.o
 obj-y += kernel/sched.o
 obj-y += kernel/sort.o
+obj-y += kernel/syscall.o
+obj-y += kernel/task.o

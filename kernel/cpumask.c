@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* CPU mask operations (pure; unit-tested). */
 
+#include <shimk/bitops.h>
 #include <shimk/cpumask.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
@@ -81,24 +82,12 @@ bool cpumask_intersects(const cpumask_t *a, const cpumask_t *b)
     return false;
 }
 
-/*
- * Bit count without POPCNT, which x86-64 baseline lacks (GCC would call
- * libgcc's __popcountdi2, and the kernel links no libgcc).
- */
-static unsigned int popcount64(uint64_t w)
-{
-    w -= (w >> 1) & 0x5555555555555555ull;
-    w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
-    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (unsigned int)((w * 0x0101010101010101ull) >> 56);
-}
-
 unsigned int cpumask_weight(const cpumask_t *m)
 {
     unsigned int n = 0;
 
     for ( unsigned int i = 0; i < CPUMASK_WORDS; i++ )
-        n += popcount64(m->bits[i]);
+        n += hweight64(m->bits[i]);
     return n;
 }
 
@@ -123,7 +112,8 @@ char *cpumask_format(char *buf, size_t size, const cpumask_t *m)
     size_t n = 0;
     unsigned int cpu = cpumask_first(m);
 
-    buf[0] = '\0';
+    if ( size )
+        buf[0] = '\0';
     while ( cpu < NR_CPUS && n < size )
     {
         unsigned int end = cpu;

@@ -2,6 +2,7 @@
 /* kernel_start(): bring the machine up in order, report, run, exit. */
 
 #include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
 #include <shimk/boot-info.h>
 #include <shimk/cmdline.h>
@@ -13,10 +14,12 @@
 #include <shimk/printk.h>
 #include <shimk/sched.h>
 #include <shimk/string.h>
+#include <shimk/task.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
+#include <asm/flushtlb.h>
 #include <asm/paging.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -73,9 +76,9 @@ static void print_boot_summary(void)
            "tsc-khz=%lu\n",
            hv_type_name(hypervisor_type()),
            boot_protocol_name(boot_info.protocol), nr_cpus_online,
-           x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, 0,
-           (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, 0, 0, ipi_shorthand_enabled,
-           (unsigned long)tsc_khz);
+           x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, use_invpcid,
+           (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, hypervisor_has_flush_tlb(),
+           tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz);
 }
 
 static __noreturn void run_and_exit(void)
@@ -123,10 +126,15 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     mm_init(&boot_info);
     heap_init();
 
+    flush_init();
+
     apic_init_bsp();
     apic_timer_calibrate();
     sched_init();
+    smp_call_init();
+    flush_smp_init();
     smp_init();
+    task_init();
     local_irq_enable();
 
     print_boot_summary();

@@ -10,10 +10,13 @@
 #include <asm/regs.h>
 #include <asm/smp.h>
 
-static void print_regs(const struct cpu_regs *r)
+void save_current_regs(struct cpu_regs *r);
+
+static void print_regs(const struct cpu_regs *r, bool trap)
 {
-    printk(KERN_EMERG "  vector=%lu error=%#lx\n", (unsigned long)r->vector,
-           (unsigned long)r->error_code);
+    if ( trap )
+        printk(KERN_EMERG "  vector=%lu error=%#lx\n",
+               (unsigned long)r->vector, (unsigned long)r->error_code);
     printk(KERN_EMERG "  rip=%016lx cs=%04lx rflags=%016lx\n",
            (unsigned long)r->rip, (unsigned long)r->cs,
            (unsigned long)r->rflags);
@@ -59,8 +62,8 @@ static void print_backtrace(uint64_t rbp)
     }
 }
 
-static __noreturn void do_panic(const struct cpu_regs *regs, const char *fmt,
-                                va_list ap)
+static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
+                                const char *fmt, va_list ap)
 {
     struct cpu_info *ci = this_cpu();
     char reason[256];
@@ -80,35 +83,21 @@ static __noreturn void do_panic(const struct cpu_regs *regs, const char *fmt,
 
     kvsnprintf(reason, sizeof(reason), fmt, ap);
     printk(KERN_EMERG "shimk: PANIC on CPU%u: %s\n", ci->cpu, reason);
-    if ( regs )
-    {
-        print_regs(regs);
-        print_control_regs();
-        print_backtrace(regs->rbp);
-    }
-    else
-    {
-        struct cpu_regs now = { 0 };
-
-        __asm__ __volatile__("mov %%rsp, %0; mov %%rbp, %1"
-                             : "=r"(now.rsp), "=r"(now.rbp));
-        now.rip = (uint64_t)__builtin_return_address(0);
-        now.rflags = read_rflags();
-        printk(KERN_EMERG "  rip=%016lx rsp=%016lx rbp=%016lx\n",
-               (unsigned long)now.rip, (unsigned long)now.rsp,
-               (unsigned long)now.rbp);
-        print_control_regs();
-        print_backtrace(now.rbp);
-    }
+    print_regs(regs, trap);
+    print_control_regs();
+    print_backtrace(regs->rbp);
     machine_exit(EXIT_PANIC);
 }
 
 void panic(const char *fmt, ...)
 {
+    struct cpu_regs regs;
     va_list ap;
 
+    /* No trap frame: show the registers as panic() was entered. */
+    save_current_regs(&regs);
     va_start(ap, fmt);
-    do_panic(NULL, fmt, ap);
+    do_panic(&regs, false, fmt, ap);
 }
 
 void panic_regs(const struct cpu_regs *regs, const char *fmt, ...)
@@ -116,5 +105,5 @@ void panic_regs(const struct cpu_regs *regs, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    do_panic(regs, fmt, ap);
+    do_panic(regs, true, fmt, ap);
 }

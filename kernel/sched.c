@@ -2,6 +2,7 @@
 /* Kernel threads: per-CPU FIFO run queues, cooperative switching, HLT idle. */
 
 #include <shimk/errno.h>
+#include <shimk/aspace.h>
 #include <shimk/heap.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
@@ -10,6 +11,7 @@
 #include <shimk/string.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
+#include <asm/flushtlb.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
@@ -31,7 +33,15 @@ struct runqueue
     struct thread *current;
     struct thread *idle;
     struct thread *prev;        /* the thread just switched away from */
+    volatile bool need_resched; /* a user thread's slice is over */
 } __aligned(64);
+
+/*
+ * User threads are preempted: when one runs while others wait, the
+ * local APIC timer ends its slice, and the switch happens on its way
+ * back to ring 3.  Kernel threads are never preempted.
+ */
+#define USER_SLICE_US 10000
 
 static struct runqueue runqueues[NR_CPUS];
 static struct thread boot_thread = { .name = "boot", .state = THREAD_RUNNING };
@@ -90,10 +100,29 @@ static void finish_switch(void)
         return;
     kfree(prev->stack);
     prev->stack = NULL;
+    /* This CPU has loaded another root, or the space is still shared. */
+    if ( prev->aspace )
+        aspace_put(prev->aspace);
     if ( prev->detached )
         kfree(prev);
     else
         WRITE_ONCE(prev->done, true);
+}
+
+/* What the CPU needs for next: its stacks, its address space, a slice. */
+static void switch_arch(struct runqueue *rq, struct thread *next)
+{
+    struct cpu_info *ci = this_cpu();
+
+    if ( next->stack )
+    {
+        /* Syscalls and interrupts from ring 3 land on this stack. */
+        ci->kernel_stack_top = (uint64_t)next->stack + THREAD_STACK_SIZE;
+        ci->tss.rsp[0] = ci->kernel_stack_top;
+    }
+    aspace_switch(next->aspace);
+    rq->need_resched = false;
+    apic_timer_oneshot(next->task && rq->nr_queued ? USER_SLICE_US : 0);
 }
 
 static void schedule(void)
@@ -124,6 +153,7 @@ static void schedule(void)
     next->state = THREAD_RUNNING;
     rq->current = next;
     rq->prev = cur;
+    switch_arch(rq, next);
     switch_context(&cur->rsp, next->rsp);
     finish_switch();
     local_irq_restore(f);
@@ -168,6 +198,9 @@ static void prepare_stack(struct thread *t)
 static struct thread *thread_alloc(const char *name, void (*fn)(void *),
                                    void *arg, unsigned int cpu)
 {
+    if ( cpu >= NR_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask) )
+        panic("thread %s: CPU%u is not online", name, cpu);
+
     struct thread *t = kzalloc(sizeof(*t));
 
     ksnprintf(t->name, sizeof(t->name), "%s", name);
@@ -180,26 +213,44 @@ static struct thread *thread_alloc(const char *name, void (*fn)(void *),
     return t;
 }
 
-struct thread *thread_create(const char *name, void (*fn)(void *),
-                             void *arg, unsigned int cpu, bool detached)
+struct thread *thread_alloc_detached(const char *name, void (*fn)(void *),
+                                     void *arg, unsigned int cpu)
 {
-    struct runqueue *rq;
-    struct thread *t;
+    struct thread *t = thread_alloc(name, fn, arg, cpu);
+
+    t->detached = true;
+    return t;
+}
+
+void thread_start(struct thread *t)
+{
+    struct runqueue *rq = &runqueues[t->cpu];
     unsigned long f;
 
-    if ( cpu >= NR_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask) )
-        panic("thread_create(%s): CPU%u is not online", name, cpu);
-    t = thread_alloc(name, fn, arg, cpu);
-    t->detached = detached;
     t->state = THREAD_RUNNABLE;
-
-    rq = &runqueues[cpu];
     f = spin_lock_irqsave(&rq->lock);
     enqueue(rq, t);
     spin_unlock_irqrestore(&rq->lock, f);
-    if ( cpu != smp_processor_id() )
-        send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
+    /* Wake an idle CPU, or end a user thread's unbounded slice there. */
+    if ( t->cpu != smp_processor_id() )
+        send_ipi_cpu(t->cpu, RESCHEDULE_VECTOR);
+    else if ( current_thread()->task )
+        rq->need_resched = true;
+}
+
+struct thread *thread_create(const char *name, void (*fn)(void *),
+                             void *arg, unsigned int cpu, bool detached)
+{
+    struct thread *t = thread_alloc(name, fn, arg, cpu);
+
+    t->detached = detached;
+    thread_start(t);
     return t;
+}
+
+bool sched_need_resched(void)
+{
+    return this_rq()->need_resched;
 }
 
 int thread_join(struct thread *t, uint64_t timeout_ms)
@@ -236,12 +287,24 @@ static __noreturn void idle_loop(void *unused)
         }
         local_irq_enable();
         schedule();
+        tlb_clock_maybe_wrap();
     }
 }
 
 static void reschedule_interrupt(struct cpu_regs *regs)
 {
-    /* Nothing to do: the idle loop looks at its queue after HLT. */
+    /*
+     * The idle loop looks at its queue after HLT by itself; a user
+     * thread running here must make way for the newcomer.
+     */
+    if ( this_rq()->current->task )
+        this_rq()->need_resched = true;
+}
+
+static void timer_interrupt(struct cpu_regs *regs)
+{
+    apic_eoi();
+    this_rq()->need_resched = true;
 }
 
 void sched_init(void)
@@ -254,6 +317,7 @@ void sched_init(void)
     rq->idle = thread_alloc("idle0", (void (*)(void *))idle_loop, NULL, 0);
     rq->idle->state = THREAD_RUNNABLE;
     set_ipi_handler(RESCHEDULE_VECTOR, reschedule_interrupt);
+    set_vector_handler(TIMER_VECTOR, timer_interrupt);
 }
 
 void sched_start_ap(void)

@@ -184,6 +184,8 @@ void apic_timer_calibrate(void)
     left = apic_read(APIC_TIMER_CUR);
     apic_write(APIC_TIMER_INIT, 0);
     apic_timer_khz = (0xffffffffu - left) / 10;
+    pr_info("apic: timer %u kHz (measured against the TSC)\n",
+            apic_timer_khz);
 }
 
 void apic_timer_oneshot(uint64_t us)

@@ -3,6 +3,8 @@
 
 #include <shimk/string.h>
 #include <asm/desc.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
 #include <asm/percpu.h>
 
 struct idt_gate
@@ -24,8 +26,9 @@ struct desc_ptr
 
 static struct idt_gate idt[NR_VECTORS] __aligned(16);
 
-/* entry.S: one stub per vector. */
+/* entry.S: one stub per vector; syscall.S: the SYSCALL entry. */
 extern const uint64_t trap_stub_table[NR_VECTORS];
+extern char syscall_entry[];
 
 #define GATE_INTERRUPT 0x8e     /* present, DPL 0, 64-bit interrupt gate */
 
@@ -108,4 +111,16 @@ void desc_load_cpu(struct cpu_info *ci)
                          : "rax", "memory");
     __asm__ __volatile__("ltr %w0" :: "r"(GDT_TSS));
     __asm__ __volatile__("lidt %0" :: "m"(idtr));
+
+    /*
+     * SYSCALL (SDM Vol. 2B): kernel CS/SS from STAR[47:32], SYSRET's
+     * user selectors from STAR[63:48] (see the GDT layout in
+     * asm/desc.h); entry with IF, DF, TF and AC cleared.
+     */
+    wrmsr(MSR_STAR, ((uint64_t)(GDT_USER_CS32 | 3) << 48) |
+                        ((uint64_t)KERNEL_CS << 32));
+    wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+    wrmsr(MSR_SFMASK, X86_EFLAGS_IF | X86_EFLAGS_DF | X86_EFLAGS_AC |
+                          (1u << 8) /* TF */);
+    wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }

@@ -130,4 +130,42 @@ trap_common_paranoid:
         addq    $16, %rsp
         iretq
 
+/*
+ * void save_current_regs(struct cpu_regs *r): a snapshot of the caller's
+ * registers for panic(), which has no trap frame to print.  RIP and RSP
+ * are the caller's, as they will be when this returns.
+ */
+        .globl  save_current_regs
+save_current_regs:
+        movq    %r15, REGS_R15(%rdi)
+        movq    %r14, REGS_R14(%rdi)
+        movq    %r13, REGS_R13(%rdi)
+        movq    %r12, REGS_R12(%rdi)
+        movq    %rbp, REGS_RBP(%rdi)
+        movq    %rbx, REGS_RBX(%rdi)
+        movq    %r11, REGS_R11(%rdi)
+        movq    %r10, REGS_R10(%rdi)
+        movq    %r9, REGS_R9(%rdi)
+        movq    %r8, REGS_R8(%rdi)
+        movq    %rax, REGS_RAX(%rdi)
+        movq    %rcx, REGS_RCX(%rdi)
+        movq    %rdx, REGS_RDX(%rdi)
+        movq    %rsi, REGS_RSI(%rdi)
+        movq    %rdi, REGS_RDI(%rdi)
+        movq    $0, REGS_VECTOR(%rdi)
+        movq    $0, REGS_ERROR(%rdi)
+        movq    (%rsp), %rax
+        movq    %rax, REGS_RIP(%rdi)
+        leaq    8(%rsp), %rax
+        movq    %rax, REGS_RSP(%rdi)
+        pushfq
+        popq    %rax
+        movq    %rax, REGS_RFLAGS(%rdi)
+        movq    %cs, %rax
+        movq    %rax, REGS_CS(%rdi)
+        movq    %ss, %rax
+        movq    %rax, REGS_SS(%rdi)
+        movq    REGS_RAX(%rdi), %rax
+        ret
+
         .section .note.GNU-stack, "", @progbits

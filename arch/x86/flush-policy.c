@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* TLB policy decisions, kept pure so every case is unit-tested. */
+/* TLB policy decisions: global pages, flush primitive, assist filter (pure). */
 
 #include <asm/flush-policy.h>
+#include <asm/flushtlb.h>
 
 bool global_pages_default(enum cpu_vendor vendor, bool virtualized)
 {
@@ -16,4 +17,52 @@ bool global_pages_resolve(int8_t option, bool cpu_has_pge,
     if ( option >= 0 )
         return option;
     return global_pages_default(vendor, virtualized);
+}
+
+int flush_order(unsigned int flags)
+{
+    if ( !(flags & FLUSH_ORDER_MASK) )
+        return -1;
+    return (int)((flags & FLUSH_ORDER_MASK) - 1);
+}
+
+enum flush_kind flush_local_kind(unsigned int flags, bool use_invpcid,
+                                 bool pge_on)
+{
+    int order = flush_order(flags);
+
+    if ( !(flags & (FLUSH_TLB | FLUSH_TLB_GLOBAL)) )
+        return FLUSH_KIND_NONE;
+    /* INVLPG drops global entries for its address as well. */
+    if ( order >= 0 && order < 32 && (1u << order) <= FLUSH_INVLPG_CEILING )
+        return FLUSH_KIND_INVLPG;
+    if ( flags & FLUSH_TLB_GLOBAL )
+    {
+        if ( use_invpcid )
+            return FLUSH_KIND_INVPCID_ALL;
+        if ( pge_on )
+            return FLUSH_KIND_PGE_TOGGLE;
+        return FLUSH_KIND_CR3_RELOAD;   /* no global entries can exist */
+    }
+    return use_invpcid ? FLUSH_KIND_INVPCID_NONGLOBAL : FLUSH_KIND_CR3_RELOAD;
+}
+
+bool flush_may_assist(unsigned int flags)
+{
+    return (flags & (FLUSH_TLB | FLUSH_TLB_GLOBAL)) &&
+           !(flags & ~FLUSH_ASSISTABLE);
+}
+
+const char *flush_kind_name(enum flush_kind k)
+{
+    static const char *const names[NR_FLUSH_KINDS] = {
+        [FLUSH_KIND_NONE] = "none",
+        [FLUSH_KIND_INVLPG] = "invlpg",
+        [FLUSH_KIND_INVPCID_ALL] = "invpcid-all",
+        [FLUSH_KIND_INVPCID_NONGLOBAL] = "invpcid-nonglobal",
+        [FLUSH_KIND_PGE_TOGGLE] = "pge-toggle",
+        [FLUSH_KIND_CR3_RELOAD] = "cr3-reload",
+    };
+
+    return k < NR_FLUSH_KINDS ? names[k] : "?";
 }

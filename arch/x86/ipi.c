@@ -11,21 +11,6 @@
 
 static vector_handler_t ipi_handlers[NR_IPI_COUNTERS];
 
-bool allbut_eligible(const cpumask_t *mask, unsigned int self,
-                     const cpumask_t *online, unsigned int nr_present,
-                     bool shorthand_enabled, bool bringup, bool in_irq)
-{
-    cpumask_t with_self;
-
-    if ( !shorthand_enabled || bringup || in_irq )
-        return false;
-    if ( cpumask_weight(online) != nr_present || nr_present < 2 )
-        return false;
-    cpumask_copy(&with_self, mask);
-    cpumask_set_cpu(self, &with_self);
-    return cpumask_equal(&with_self, online);
-}
-
 static inline unsigned int slot(unsigned int vector)
 {
     return vector - FIRST_IPI_VECTOR;

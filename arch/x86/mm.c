@@ -132,6 +132,11 @@ void mm_init(const struct boot_info *bi)
         write_cr4(read_cr4() & ~X86_CR4_PGE);
 }
 
+void kernel_pte_global_set(bool on)
+{
+    kernel_pte_global = on && boot_cpu.pge ? PTE_G : 0;
+}
+
 static void *ioremap_flags(paddr_t pa, size_t len, uint64_t flags)
 {
     paddr_t base = ROUNDDOWN(pa, PAGE_SIZE);

@@ -4,6 +4,7 @@
 #include <shimk/compiler.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/task.h>
 #include <asm/extable.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -129,4 +130,7 @@ void do_trap(struct cpu_regs *regs)
     else
         panic_regs(regs, "unexpected interrupt on vector %u", vec);
     ci->irq_depth -= irq;
+    /* Back to ring 3: the place to preempt, or to end a killed task. */
+    if ( regs_from_user(regs) )
+        task_user_return();
 }

@@ -27,6 +27,8 @@
 #define PTE_PS   _AC(0x080, UL)
 #define PTE_G    _AC(0x100, UL)
 #define PTE_NX   (_AC(1, UL) << 63)
+/* Ignored by the CPU; shimk marks frames no address space owns. */
+#define PTE_SOFT_SHARED _AC(0x200, UL)
 #define PTE_ADDR_MASK _AC(0x000ffffffffff000, UL)
 
 /*

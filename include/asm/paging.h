@@ -46,6 +46,9 @@ extern paddr_t kernel_root;
 /* Flags for kernel mappings: PTE_G when global pages are enabled. */
 extern uint64_t kernel_pte_global;
 
+/* Whether new kernel mappings get PTE_G (tlb_set_global_pages()). */
+void kernel_pte_global_set(bool on);
+
 /* PTE_NX when EFER.NXE is on, else 0 (the bit is reserved without it). */
 extern uint64_t kernel_pte_nx;
 

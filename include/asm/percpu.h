@@ -10,11 +10,14 @@
 
 #ifndef __ASSEMBLER__
 #include <asm/desc.h>
+#include <asm/flushtlb.h>
 #include <asm/smp.h>
 #include <shimk/compiler.h>
 #include <shimk/types.h>
 
 #define KERNEL_STACK_SIZE 16384
+
+struct aspace;
 
 struct cpu_info
 {
@@ -37,6 +40,21 @@ struct cpu_info
     volatile bool alive;            /* AP: reached C, for smp_init */
 
     struct ipi_counters ipi;
+
+    struct aspace *aspace;          /* loaded user space, or NULL */
+
+    /* TLB state (arch/x86/flushtlb.c, arch/x86/flush-smp.c). */
+    unsigned long cr4;              /* shadow: CR4 reads can exit */
+    uint32_t tlbflush_time;         /* TLB clock stamp of the last flush */
+    bool tlb_wrap_pending;          /* this CPU wrapped the clock */
+    struct flush_counters flush;
+    struct
+    {
+        const void *va;
+        unsigned int flags;
+        cpumask_t pending;          /* targets yet to acknowledge */
+    } flush_req;
+    cpumask_t flush_from;           /* initiators with a request for us */
 };
 
 extern struct cpu_info *cpu_infos[];

@@ -48,6 +48,14 @@ void send_ipi_self(unsigned int vector);
  */
 void send_ipi_mask(const cpumask_t *mask, unsigned int vector);
 
+/*
+ * Run fn(arg) on every online CPU in mask (the caller too, if set) and
+ * wait for all; interrupts on, process context (arch/x86/smp-call.c).
+ */
+void smp_call_mask(const cpumask_t *mask, void (*fn)(void *), void *arg);
+void smp_call_init(void);
+void flush_smp_init(void);
+
 /* NMI to one CPU (panic stop, diagnostics). */
 void send_nmi_cpu(unsigned int cpu);
 

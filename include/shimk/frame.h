@@ -20,6 +20,7 @@ struct frame
 
 #define FRAME_F_FREE    0x0001
 #define FRAME_F_USABLE  0x0002  /* RAM the pool manages */
+#define FRAME_F_DIRTY   0x0004  /* freed with TLB entries maybe left */
 
 /*
  * The pool owns frames [0, nr_frames).  It never touches the frames
@@ -65,6 +66,43 @@ paddr_t frame_alloc(void);
 paddr_t frame_try_alloc(void);
 
 void frame_free(paddr_t pa);
+
+/*
+ * Free a frame that some CPUs may still reach through stale TLB
+ * entries: it keeps the TLB clock's current time as its stamp and is
+ * flushed for, on the CPUs that still need it, when next allocated.
+ */
+void frame_free_deferred(paddr_t pa);
+
+/*
+ * A zeroed frame for user memory, process context with interrupts on:
+ * the oldest deferred frame if there is one (flushing, through the
+ * TLB clock's filter, only the CPUs that may still cache it), else a
+ * clean one.  Returns 0 when memory is exhausted.
+ */
+paddr_t frame_alloc_user(void);
+
+/*
+ * 2 MiB of contiguous, aligned frames for superpage mappings, from a
+ * small pool set aside at boot (the 4 KiB pool has no contiguity).
+ * Zeroed; 0 when the pool is empty.
+ */
+paddr_t frame_alloc_2m(void);
+void frame_free_2m(paddr_t pa);
+unsigned int frames_2m_free(void);
+
+/* Deferred frames not yet reused. */
+uint32_t frames_dirty(void);
+
+struct frame_reuse_stats
+{
+    uint64_t reused;            /* deferred frames handed out again */
+    uint64_t cpus_considered;   /* other online CPUs at each reuse */
+    uint64_t cpus_skipped;      /* of which the clock proved clean */
+    uint64_t flushes;           /* reuses that still needed a flush */
+};
+
+void frames_reuse_stats(struct frame_reuse_stats *s);
 
 /* The per-frame record of pa (NULL beyond the table). */
 struct frame *frame_info(paddr_t pa);

@@ -47,6 +47,14 @@ __noreturn void sched_start_ap(void);
 struct thread *thread_create(const char *name, void (*fn)(void *),
                              void *arg, unsigned int cpu, bool detached);
 
+/* A detached thread, not yet runnable: set it up, then thread_start(). */
+struct thread *thread_alloc_detached(const char *name, void (*fn)(void *),
+                                     void *arg, unsigned int cpu);
+void thread_start(struct thread *t);
+
+/* Has this CPU's user thread used up its slice (or been asked to yield)? */
+bool sched_need_resched(void);
+
 /* Wait up to timeout_ms for t to finish, then free it; -ETIMEDOUT. */
 int thread_join(struct thread *t, uint64_t timeout_ms);
 

@@ -11,3 +11,4 @@ obj-$(CONFIG_KTEST) += tests/ktest/paging.o
 # Keep cases in the order they are written: the TAP stream follows it.
 $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
+obj-$(CONFIG_KTEST) += tests/ktest/tasks.o

@@ -30,3 +30,18 @@ unit-cpuid-leaves-src := tests/unit/test-cpuid-leaves.c guest/cpuid-leaves.c
 
 unit-tests += flush-policy
 unit-flush-policy-src := tests/unit/test-flush-policy.c arch/x86/flush-policy.c
+
+unit-tests += acpi-tables
+unit-acpi-tables-src := tests/unit/test-acpi-tables.c kernel/acpi-tables.c \
+                        kernel/vsnprintf.c tests/unit/printk-capture.c
+
+unit-tests += cpumask
+unit-cpumask-src := tests/unit/test-cpumask.c kernel/cpumask.c \
+                    kernel/vsnprintf.c
+
+unit-tests += ipi-policy
+unit-ipi-policy-src := tests/unit/test-ipi-policy.c arch/x86/ipi-policy.c \
+                       kernel/cpumask.c kernel/vsnprintf.c
+
+unit-tests += sort
+unit-sort-src := tests/unit/test-sort.c kernel/sort.c

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Address spaces: a user half of their own, the kernel half shared. */
+#ifndef SHIMK_ASPACE_H
+#define SHIMK_ASPACE_H
+
+#include <shimk/cpumask.h>
+#include <shimk/spinlock.h>
+#include <shimk/types.h>
+
+/* Protection bits for aspace_map() and aspace_protect(). */
+#define PROT_READ  0x1u
+#define PROT_WRITE 0x2u
+#define PROT_EXEC  0x4u
+
+/* Page orders accepted for user mappings. */
+#define ORDER_4K 0
+#define ORDER_2M 9
+
+struct aspace
+{
+    paddr_t root;
+    spinlock_t lock;        /* serializes page-table writers */
+    /*
+     * CPUs that may hold this space's translations: a CPU sets its bit
+     * before loading the root and clears it only after loading another
+     * one (without PCIDs that CR3 write flushed every user entry).  A
+     * flush for this space goes to exactly these CPUs.
+     */
+    cpumask_t cpus;
+    unsigned int refs;      /* threads in it, plus its creator */
+    unsigned int id;
+    unsigned int nr_tables; /* user-half page-table frames */
+};
+
+struct aspace *aspace_create(void);
+void aspace_get(struct aspace *as);
+/* The last put frees every frame the space still maps and its tables. */
+void aspace_put(struct aspace *as);
+
+/*
+ * Map one 4 KiB or 2 MiB page of frames at pa to va (user half, never
+ * global).  -EEXIST, -EINVAL (alignment, range), -ENOMEM.
+ */
+int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
+               unsigned int prot);
+
+/*
+ * Point an existing mapping at new frames in one store, then flush
+ * every CPU that may cache it.  *old gets the previous frame.  When
+ * this returns no CPU can reach the old frames through va.
+ */
+int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
+                 unsigned int order, unsigned int prot, paddr_t *old);
+
+/*
+ * Remove a mapping and flush; *old gets the frame (NULL: none wanted).
+ * Page tables left empty are freed, after a flush that is a barrier
+ * (FLUSH_NO_ASSIST): lockless walkers hold interrupts off.
+ */
+int aspace_unmap(struct aspace *as, vaddr_t va, unsigned int order,
+                 paddr_t *old);
+
+/*
+ * Remove a mapping with no remote flush: the frame goes back with the
+ * TLB clock's stamp and is flushed for, where still needed, only when
+ * it is reused (frame_alloc_user()).  Until then the space's own
+ * threads may still reach it: for memory whose owner is done with it.
+ */
+int aspace_unmap_lazy(struct aspace *as, vaddr_t va, unsigned int order);
+
+int aspace_protect(struct aspace *as, vaddr_t va, unsigned int order,
+                   unsigned int prot);
+
+/* Load as on this CPU (NULL: the kernel's own tables). */
+void aspace_switch(struct aspace *as);
+
+/* What this CPU has loaded (NULL: the kernel's tables). */
+struct aspace *aspace_current(void);
+
+/*
+ * Is [va, va + len) mapped user-accessible (and writable if asked)?
+ * A lockless walk with interrupts off, like Linux's GUP-fast: tables
+ * cannot be freed under it because their freeing waits for an IPI
+ * this CPU only takes once the walk is over.
+ */
+bool aspace_user_range_ok(struct aspace *as, vaddr_t va, size_t len,
+                          bool write);
+
+#endif /* SHIMK_ASPACE_H */

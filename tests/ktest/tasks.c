@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ktest: user tasks in ring 3, system calls, faults, the fuzzer. */
+
+#include <shimk/bitops.h>
+#include <shimk/errno.h>
+#include <shimk/frame.h>
+#include <shimk/heap.h>
+#include <asm/page.h>
+#include <shimk/ktest.h>
+#include <shimk/task.h>
+#include <asm/percpu.h>
+#include <asm/smp.h>
+#include "../../user/programs.h"
+
+#define TASK_MS 20000
+
+/*
+ * Frames not in use by tasks: free ones, deferred ones (they come back
+ * on reuse) and the heap's, which grows for kernel stacks and thread
+ * structures and never shrinks (kernel/heap.c).
+ */
+static uint32_t frames_now(void)
+{
+    struct heap_stats h;
+
+    heap_get_stats(&h);
+    return frames_free() + frames_dirty() +
+           (uint32_t)(h.mapped_bytes / PAGE_SIZE);
+}
+
+KTEST(tasks, hello_on_every_cpu)
+{
+    unsigned int cpu;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        uint32_t before = frames_now();
+        struct task *tk = task_create("hello");
+        struct hello_args *a = task_args(tk);
+        int code;
+
+        KT_ASSERT(t, task_run(tk, user_hello, cpu) > 0);
+        /* Read the args before task_wait frees them. */
+        while ( !READ_ONCE(tk->done) )
+            yield();
+        KT_EQ(t, a->magic, HELLO_MAGIC);
+        KT_EQ(t, a->cpu, cpu);
+        KT_EQ(t, a->cs & 3, 3);
+        code = task_wait(tk, TASK_MS);
+        KT_EQ(t, code, 7);
+        KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
+                   (int)(before - frames_now()));
+    }
+}
+
+KTEST(tasks, faults_kill_the_task_not_the_kernel)
+{
+    for ( unsigned int k = 0; k < NR_CRASH_KINDS; k++ )
+    {
+        struct task *tk = task_create("crash");
+        struct crash_args *a = task_args(tk);
+        bool reached;
+        int code;
+
+        a->kind = k;
+        KT_ASSERT(t, task_run(tk, user_crash, smp_processor_id()) > 0);
+        while ( !READ_ONCE(tk->done) )
+            yield();
+        reached = a->reached_end;
+        code = task_wait(tk, TASK_MS);
+        KT_ASSERTF(t, !reached, "crash kind %u did not fault", k);
+        KT_ASSERTF(t, code == -EFAULT, "crash kind %u: exit %d", k, code);
+    }
+}
+
+KTEST(tasks, memory_syscalls)
+{
+    /* What user/mm.c's steps must return, in order. */
+    static const int64_t want[] = {
+        0, 0, -EEXIST, 0, 0, 0, -ENOENT, 0, 0, 0, 0, 0, 0, -EINVAL,
+        -EINVAL, -EPERM, -EPERM, -EPERM, -EINVAL, -EINVAL, -EFAULT, -EFAULT,
+    };
+    uint32_t before = frames_now();
+    unsigned int super_before = frames_2m_free();
+    struct task *tk = task_create("mm");
+    struct mm_args *a = task_args(tk);
+    uint64_t res[32], n;
+
+    KT_ASSERT(t, task_run(tk, user_mm, smp_processor_id()) > 0);
+    while ( !READ_ONCE(tk->done) )
+        yield();
+    n = a->nresults;
+    for ( unsigned int i = 0; i < n && i < 32; i++ )
+        res[i] = a->result[i];
+    KT_EQ(t, task_wait(tk, TASK_MS), 0);
+    KT_EQ(t, n, ARRAY_SIZE(want));
+    for ( unsigned int i = 0; i < ARRAY_SIZE(want); i++ )
+    {
+        /* Step 10 maps a superpage: -ENOMEM is fine if none is left. */
+        if ( i == 10 && (int64_t)res[i] == -ENOMEM )
+            continue;
+        KT_ASSERTF(t, (int64_t)res[i] == want[i], "step %u returned %ld, "
+                   "want %ld", i, (long)res[i], (long)want[i]);
+    }
+    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
+               (int)(before - frames_now()));
+    KT_EQ(t, frames_2m_free(), super_before);
+}
+
+KTEST(tasks, threads_run_in_parallel)
+{
+    struct task *tk = task_create("threads");
+    struct threads_args *a = task_args(tk);
+    unsigned int n = MIN(2 * nr_cpus_online, (unsigned int)THREADS_MAX);
+    uint64_t started, finished, concurrent, cpus = 0;
+
+    a->nthreads = n;
+    a->rounds = 200000;
+    KT_ASSERT(t, task_run(tk, user_threads, smp_processor_id()) > 0);
+    while ( !READ_ONCE(tk->done) )
+        yield();
+    started = a->started;
+    finished = a->finished;
+    concurrent = a->concurrent;
+    for ( unsigned int i = 0; i < n; i++ )
+    {
+        KT_ASSERTF(t, a->counter[i] == a->rounds, "thread %u counted %lu",
+                   i, (unsigned long)a->counter[i]);
+        cpus |= 1ull << (a->cpu_of[i] & 63);
+    }
+    KT_EQ(t, task_wait(tk, TASK_MS), 0);
+    KT_EQ(t, started, n);
+    KT_EQ(t, finished, n);
+    if ( nr_cpus_online > 1 )
+    {
+        KT_ASSERTF(t, hweight64(cpus) >= 2,
+                   "all %u threads ran on one CPU", n);
+        KT_ASSERTF(t, concurrent, "threads never ran at the same time");
+    }
+    ktest_note("%u threads of one space on %d CPUs", n,
+               hweight64(cpus));
+}
+
+KTEST(tasks, syscall_fuzzer)
+{
+    uint32_t before = frames_now();
+    struct task *tk = task_create("fuzz");
+    struct fuzz_args *a = task_args(tk);
+    uint64_t done, errors, ok, finished;
+    uint64_t efault, einval, enosys, eperm;
+
+    a->seed = 0x5eed + smp_processor_id();
+    a->calls = 3000;
+    KT_ASSERT(t, task_run(tk, user_fuzz, smp_processor_id()) > 0);
+    while ( !READ_ONCE(tk->done) )
+        yield();
+    done = a->done;
+    errors = a->errors;
+    ok = a->ok;
+    finished = a->finished;
+    efault = a->by_errno[EFAULT];
+    einval = a->by_errno[EINVAL];
+    enosys = a->by_errno[ENOSYS];
+    eperm = a->by_errno[EPERM];
+    KT_EQ(t, task_wait(tk, TASK_MS), 0);
+    KT_ASSERT(t, finished);
+    KT_EQ(t, done, 3004);
+    KT_EQ(t, errors + ok, done);
+    /* Hostile input must have been refused, and each way of refusing seen. */
+    KT_ASSERT(t, errors > done / 2);
+    KT_ASSERTF(t, efault && einval && enosys && eperm,
+               "EFAULT %lu EINVAL %lu ENOSYS %lu EPERM %lu",
+               (unsigned long)efault, (unsigned long)einval,
+               (unsigned long)enosys, (unsigned long)eperm);
+    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
+               (int)(before - frames_now()));
+    ktest_note("fuzzer: %lu calls, %lu errors returned (EFAULT %lu, EINVAL "
+               "%lu, ENOSYS %lu, EPERM %lu), %lu succeeded",
+               (unsigned long)done, (unsigned long)errors,
+               (unsigned long)efault, (unsigned long)einval,
+               (unsigned long)enosys, (unsigned long)eperm,
+               (unsigned long)ok);
+}

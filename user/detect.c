@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Stale-TLB detector reader: a tag older than its published generation is a stale TLB entry. */
+
+#include "lib.h"
+#include "programs.h"
+
+/*
+ * The remapper publishes gen[s] only after the flush for generation
+ * gen[s] returned.  So a read of slot s that starts after seeing
+ * gen[s] must find a tag of slot s with at least that generation;
+ * anything else came through a translation the flush should have
+ * removed.  x86 keeps loads in order (SDM Vol. 3A, 9.2.2), so the
+ * read of gen[s] happens before the read of the page.
+ */
+void user_detect_reader(void *arg)
+{
+    struct detect_args *a = (struct detect_args *)USER_ARGS_VA;
+    const struct detect_control *c =
+        (const struct detect_control *)a->control_va;
+    struct detect_reader *r = &a->reader[(uint64_t)arg];
+
+    r->running = 1;
+    while ( !c->stop )
+        for ( uint64_t s = 0; s < c->nslots; s++ )
+        {
+            uint64_t want = c->gen[s];
+            const volatile struct detect_tag *tag =
+                (const volatile struct detect_tag *)(c->slot_va + s * 4096);
+            uint64_t magic = tag->magic, slot = tag->slot, gen = tag->gen;
+
+            r->reads++;
+            if ( magic != DETECT_MAGIC || slot != s || gen < want )
+            {
+                r->stale++;
+                r->bad_magic = magic;
+                r->bad_slot = slot;
+                r->bad_gen = gen;
+                r->want_gen = want;
+            }
+        }
+    r->running = 0;
+    sys_exit(0);
+}

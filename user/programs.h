@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* User programs' entry points and their USER_ARGS_VA page layouts. */
+#ifndef USER_PROGRAMS_H
+#define USER_PROGRAMS_H
+
+#include <shimk/types.h>
+
+/*
+ * Shared with the kernel side (tests, tlbbench): the kernel fills the
+ * inputs through the args page's direct-map address before the task
+ * runs and reads the outputs after it ends.
+ */
+
+#define HELLO_MAGIC 0x68656c6c6fu
+struct hello_args
+{
+    uint64_t magic, cpu, cs;
+};
+void user_hello(void *arg);
+
+/* Deliberate faults: each kind must kill the task, never the kernel. */
+enum crash_kind
+{
+    CRASH_NULL_READ,
+    CRASH_KERNEL_READ,      /* a kernel address: supervisor-only page */
+    CRASH_WRITE_CODE,       /* the read-only user code */
+    CRASH_PRIVILEGED,       /* HLT in ring 3: #GP */
+    CRASH_UD,               /* UD2 */
+    CRASH_DIVIDE,
+    CRASH_NONCANONICAL,
+    NR_CRASH_KINDS,
+};
+struct crash_args
+{
+    uint64_t kind;
+    uint64_t reached_end;   /* set only if the fault did not happen */
+};
+void user_crash(void *arg);
+
+/* The system call fuzzer. */
+struct fuzz_args
+{
+    uint64_t seed, calls;           /* in */
+    uint64_t done, errors, ok;      /* out */
+    uint64_t by_errno[128];         /* out: count per -errno */
+    uint64_t finished;              /* out */
+};
+void user_fuzz(void *arg);
+
+/* Memory system calls step by step; results in order (user/mm.c). */
+struct mm_args
+{
+    uint64_t nresults;
+    uint64_t result[32];
+};
+void user_mm(void *arg);
+
+/* Threads of one space on several CPUs at once. */
+#define THREADS_MAX 16
+struct threads_args
+{
+    uint64_t nthreads, rounds;      /* in */
+    volatile uint64_t started;      /* out: threads that ran */
+    volatile uint64_t cpu_of[THREADS_MAX];
+    volatile uint64_t counter[THREADS_MAX];
+    volatile uint64_t concurrent;   /* out: seen running together */
+    volatile uint64_t finished;
+};
+void user_threads(void *arg);
+
+/*
+ * Stale-TLB detector reader (tests/ktest/tlb-detector.c): reads tagged
+ * slot pages, checking each tag against the generation the remapper
+ * published before the read.
+ */
+#define DETECT_SLOTS_MAX 64
+struct detect_tag
+{
+    uint64_t magic;
+    uint64_t slot;
+    uint64_t gen;
+    uint64_t frame;
+};
+#define DETECT_MAGIC 0x7a67u
+struct detect_control
+{
+    volatile uint64_t stop;
+    volatile uint64_t gen[DETECT_SLOTS_MAX];
+    uint64_t nslots;
+    uint64_t slot_va;               /* slot s at slot_va + s * 4 KiB */
+};
+struct detect_reader
+{
+    volatile uint64_t reads, stale, running;
+    volatile uint64_t bad_slot, bad_gen, want_gen, bad_magic;
+};
+#define DETECT_READERS_MAX 16
+struct detect_args
+{
+    uint64_t control_va;            /* read-only struct detect_control */
+    struct detect_reader reader[DETECT_READERS_MAX];
+};
+void user_detect_reader(void *arg);
+
+#endif /* USER_PROGRAMS_H */
