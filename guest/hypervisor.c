@@ -2,12 +2,19 @@
 /* Hypervisor detection and the L0-specific ways out. */
 
 #include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
 #include <shimk/panic.h>
 #include <asm/cpufeature.h>
 #include <xen/sched.h>
 
 struct hv_leaves hv_info;
+
+/*
+ * No backend fills flush_tlb yet: every remote flush reports the L0
+ * path unavailable and uses IPIs.
+ */
+struct hypervisor_ops hypervisor_ops = { .name = "none" };
 
 static void real_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 {
