@@ -22,3 +22,4 @@ obj-y += kernel/sched.o
 obj-y += kernel/sort.o
 obj-y += kernel/syscall.o
 obj-y += kernel/task.o
+obj-y += kernel/tlb-detect.o

@@ -34,6 +34,8 @@ struct runqueue
     struct thread *idle;
     struct thread *prev;        /* the thread just switched away from */
     volatile bool need_resched; /* a user thread's slice is over */
+    struct thread *sleepers;    /* by wake time; this CPU only, IRQs off */
+    uint64_t slice_end;         /* TSC; 0 when no slice is running */
 } __aligned(64);
 
 /*
@@ -109,6 +111,26 @@ static void finish_switch(void)
         WRITE_ONCE(prev->done, true);
 }
 
+/*
+ * One local timer serves two purposes: the end of a user thread's slice
+ * and the earliest sleeper's wake-up.  Program it for the nearer one.
+ */
+static void rearm_timer(struct runqueue *rq)
+{
+    uint64_t now = rdtsc(), next = 0;
+
+    if ( rq->slice_end )
+        next = rq->slice_end;
+    if ( rq->sleepers && (!next || rq->sleepers->wake_at < next) )
+        next = rq->sleepers->wake_at;
+    if ( !next )
+        apic_timer_oneshot(0);
+    else
+        apic_timer_oneshot(next > now ? MAX(cycles_to_ns(next - now) / 1000,
+                                            (uint64_t)1)
+                                      : 1);
+}
+
 /* What the CPU needs for next: its stacks, its address space, a slice. */
 static void switch_arch(struct runqueue *rq, struct thread *next)
 {
@@ -122,7 +144,9 @@ static void switch_arch(struct runqueue *rq, struct thread *next)
     }
     aspace_switch(next->aspace);
     rq->need_resched = false;
-    apic_timer_oneshot(next->task && rq->nr_queued ? USER_SLICE_US : 0);
+    rq->slice_end = next->task && rq->nr_queued ?
+                    rdtsc() + us_to_cycles(USER_SLICE_US) : 0;
+    rearm_timer(rq);
 }
 
 static void schedule(void)
@@ -303,8 +327,51 @@ static void reschedule_interrupt(struct cpu_regs *regs)
 
 static void timer_interrupt(struct cpu_regs *regs)
 {
+    struct runqueue *rq = this_rq();
+    uint64_t now = rdtsc();
+    bool woke = false;
+
     apic_eoi();
-    this_rq()->need_resched = true;
+    while ( rq->sleepers && rq->sleepers->wake_at <= now )
+    {
+        struct thread *t = rq->sleepers;
+
+        rq->sleepers = t->sleep_next;
+        t->state = THREAD_RUNNABLE;
+        spin_lock(&rq->lock);
+        enqueue(rq, t);
+        spin_unlock(&rq->lock);
+        woke = true;
+    }
+    if ( rq->slice_end && rq->slice_end <= now )
+    {
+        rq->slice_end = 0;
+        rq->need_resched = true;
+    }
+    /* A woken thread ends a user thread's slice at once. */
+    if ( woke && rq->current->task )
+        rq->need_resched = true;
+    rearm_timer(rq);
+}
+
+void thread_sleep_us(uint64_t us)
+{
+    unsigned long f = local_irq_save();
+    struct runqueue *rq = this_rq();
+    struct thread *cur = rq->current, **pp;
+
+    if ( cur == rq->idle )
+        panic("the idle thread cannot sleep");
+    cur->wake_at = rdtsc() + us_to_cycles(us);
+    for ( pp = &rq->sleepers; *pp && (*pp)->wake_at <= cur->wake_at;
+          pp = &(*pp)->sleep_next )
+        ;
+    cur->sleep_next = *pp;
+    *pp = cur;
+    cur->state = THREAD_SLEEPING;
+    rearm_timer(rq);
+    schedule();
+    local_irq_restore(f);
 }
 
 void sched_init(void)

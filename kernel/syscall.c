@@ -6,6 +6,7 @@
 #include <shimk/errno.h>
 #include <shimk/frame.h>
 #include <shimk/printk.h>
+#include <shimk/sched.h>
 #include <shimk/syscall-abi.h>
 #include <shimk/task.h>
 #include <asm/page.h>
@@ -162,6 +163,10 @@ void do_syscall(struct cpu_regs *regs)
         break;
     case SYS_NCPUS:
         ret = nr_cpus_online;
+        break;
+    case SYS_SLEEP:
+        thread_sleep_us(MIN(a0, (uint64_t)1000000));
+        ret = 0;
         break;
     default:
         ret = -ENOSYS;

@@ -167,7 +167,8 @@ int task_wait(struct task *t, uint64_t timeout_ms)
     uint64_t start = rdtsc(), bound = ms_to_cycles(timeout_ms);
     int code;
 
-    while ( !READ_ONCE(t->done) )
+    /* A task whose threads never started is done as well. */
+    while ( !READ_ONCE(t->done) && READ_ONCE(t->nr_threads) )
     {
         if ( rdtsc() - start > bound )
         {
@@ -175,7 +176,7 @@ int task_wait(struct task *t, uint64_t timeout_ms)
                     "it\n", t->name, t->id, (unsigned long)timeout_ms);
             task_kill(t);
             start = rdtsc();
-            while ( !READ_ONCE(t->done) )
+            while ( !READ_ONCE(t->done) && READ_ONCE(t->nr_threads) )
             {
                 if ( rdtsc() - start > ms_to_cycles(WAIT_BOUND_MS) )
                     panic("task %s (id %u) did not die within %u ms",

@@ -86,8 +86,9 @@ if ! install; then
     }
 fi
 
-# The boot paths need the PVH option ROM (-kernel) and SeaBIOS (-cdrom).
-for f in /usr/share/qemu/pvh.bin /usr/share/qemu/bios-256k.bin; do
+# The boot paths need the PVH option ROM (-kernel) and SeaBIOS; Debian's
+# QEMU finds SeaBIOS's image in /usr/share/seabios.
+for f in /usr/share/qemu/pvh.bin /usr/share/seabios/bios-256k.bin; do
     [ -e "$f" ] || {
         echo "deps.sh: $f missing after install: QEMU cannot boot shimk" >&2
         exit 1

@@ -10,7 +10,9 @@
  * gen[s] must find a tag of slot s with at least that generation;
  * anything else came through a translation the flush should have
  * removed.  x86 keeps loads in order (SDM Vol. 3A, 9.2.2), so the
- * read of gen[s] happens before the read of the page.
+ * read of gen[s] happens before the read of the page.  In lazy mode
+ * nothing is flushed at remap time, so only another slot's tag is
+ * wrong: the frame was reused while this CPU could still reach it.
  */
 void user_detect_reader(void *arg)
 {
@@ -21,6 +23,7 @@ void user_detect_reader(void *arg)
 
     r->running = 1;
     while ( !c->stop )
+    {
         for ( uint64_t s = 0; s < c->nslots; s++ )
         {
             uint64_t want = c->gen[s];
@@ -29,15 +32,27 @@ void user_detect_reader(void *arg)
             uint64_t magic = tag->magic, slot = tag->slot, gen = tag->gen;
 
             r->reads++;
-            if ( magic != DETECT_MAGIC || slot != s || gen < want )
+            if ( magic != DETECT_MAGIC || slot != s ||
+                 (!c->lazy && gen < want) )
             {
+                if ( !r->stale )
+                {
+                    r->bad_magic = magic;
+                    r->bad_slot = slot;
+                    r->bad_gen = gen;
+                    r->want_gen = want;
+                }
                 r->stale++;
-                r->bad_magic = magic;
-                r->bad_slot = slot;
-                r->bad_gen = gen;
-                r->want_gen = want;
             }
         }
+        /*
+         * Halting between rounds frees the physical CPU under a
+         * hypervisor, so flush IPIs reach this vCPU without waiting for
+         * the host to schedule it; translations survive the halt.
+         */
+        if ( c->pace_us )
+            sys_sleep(c->pace_us);
+    }
     r->running = 0;
     sys_exit(0);
 }

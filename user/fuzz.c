@@ -48,7 +48,9 @@ void user_fuzz(void *argp)
         /* Exit would end the run, spawn at random code would kill it. */
         if ( nr == SYS_EXIT || nr == SYS_SPAWN )
             nr = 1000 + (long)(r % 7);
-        if ( nr == SYS_WRITE )
+        if ( nr == SYS_SLEEP )
+            ret = syscall3(nr, (long)(r >> 62), 0, 0);  /* a few us */
+        else if ( nr == SYS_WRITE )
         {
             /*
              * Keep the console readable: only pointers the kernel must

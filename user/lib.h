@@ -80,6 +80,11 @@ static inline long sys_cpu(void)
     return syscall3(SYS_CPU, 0, 0, 0);
 }
 
+static inline long sys_sleep(unsigned long us)
+{
+    return syscall3(SYS_SLEEP, (long)us, 0, 0);
+}
+
 static inline long sys_ncpus(void)
 {
     return syscall3(SYS_NCPUS, 0, 0, 0);

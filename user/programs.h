@@ -88,6 +88,8 @@ struct detect_control
     volatile uint64_t gen[DETECT_SLOTS_MAX];
     uint64_t nslots;
     uint64_t slot_va;               /* slot s at slot_va + s * 4 KiB */
+    uint64_t lazy;                  /* DETECT_LAZY: slot checks only */
+    uint64_t pace_us;               /* readers sleep this long per round */
 };
 struct detect_reader
 {

@@ -88,6 +88,12 @@ void aspace_put(struct aspace *as)
     kfree(as);
 }
 
+static unsigned int flush_flags(unsigned int order)
+{
+    /* A 2 MiB page is one TLB entry, but may be cached as 512 4K ones. */
+    return FLUSH_TLB | FLUSH_ORDER(order);
+}
+
 int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
                unsigned int prot)
 {
@@ -103,20 +109,17 @@ int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
     return rc;
 }
 
-static unsigned int flush_flags(unsigned int order)
+int aspace_remap_flags(struct aspace *as, vaddr_t va, paddr_t pa,
+                       unsigned int order, unsigned int prot, paddr_t *old,
+                       unsigned int flush)
 {
-    /* A 2 MiB page is one TLB entry, but may be cached as 512 4K ones. */
-    return FLUSH_TLB | FLUSH_ORDER(order);
-}
-
-int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
-                 unsigned int order, unsigned int prot, paddr_t *old)
-{
-    uint64_t pte;
+    uint64_t *e;
+    uint64_t pte, flags = prot_flags(prot);
     unsigned int o;
     int rc;
 
-    if ( !user_range(va, PAGE_SIZE << order) )
+    if ( !user_range(va, PAGE_SIZE << order) ||
+         (pa & ((PAGE_SIZE << order) - 1)) )
         return -EINVAL;
     spin_lock(&as->lock);
     rc = pt_lookup(as->root, va, &pte, &o);
@@ -124,18 +127,27 @@ int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
         rc = -EINVAL;
     if ( !rc )
     {
-        /* One store: readers see the old frame or the new one. */
-        rc = pt_unmap(as->root, va, order, &pte);
-        if ( !rc )
-            rc = pt_map(as->root, va, pa, order, prot_flags(prot));
+        /* One store: a reader sees the old frame or the new one. */
+        e = pt_leaf(as->root, va, order);
+        pte = __atomic_exchange_n(e, pa | flags | PTE_P |
+                                         (order ? PTE_PS : 0),
+                                  __ATOMIC_SEQ_CST);
     }
     spin_unlock(&as->lock);
     if ( rc )
         return rc;
-    flush_area_mask(&as->cpus, (const void *)va, flush_flags(order));
+    if ( flush )
+        flush_area_mask(&as->cpus, (const void *)va, flush);
     if ( old )
         *old = pte & PTE_ADDR_MASK & ~((PAGE_SIZE << order) - 1);
     return 0;
+}
+
+int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
+                 unsigned int order, unsigned int prot, paddr_t *old)
+{
+    return aspace_remap_flags(as, va, pa, order, prot, old,
+                              flush_flags(order));
 }
 
 /* Is the L1 table covering va empty?  Then take it out; its address. */

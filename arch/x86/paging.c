@@ -88,7 +88,7 @@ int pt_map(paddr_t root, vaddr_t va, paddr_t pa, unsigned int order,
     return 0;
 }
 
-static uint64_t *leaf(paddr_t root, vaddr_t va, unsigned int order)
+uint64_t *pt_leaf(paddr_t root, vaddr_t va, unsigned int order)
 {
     unsigned int level = order_level(order);
     uint64_t *table, v;
@@ -106,7 +106,7 @@ static uint64_t *leaf(paddr_t root, vaddr_t va, unsigned int order)
 
 int pt_unmap(paddr_t root, vaddr_t va, unsigned int order, uint64_t *old)
 {
-    uint64_t *e = leaf(root, va, order);
+    uint64_t *e = pt_leaf(root, va, order);
     uint64_t v;
 
     if ( !e )
@@ -120,7 +120,7 @@ int pt_unmap(paddr_t root, vaddr_t va, unsigned int order, uint64_t *old)
 int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
                uint64_t clear)
 {
-    uint64_t *e = leaf(root, va, order);
+    uint64_t *e = pt_leaf(root, va, order);
 
     if ( !e )
         return -ENOENT;

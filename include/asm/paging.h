@@ -35,6 +35,9 @@ int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
  */
 int pt_lookup(paddr_t root, vaddr_t va, uint64_t *pte, unsigned int *order);
 
+/* The present leaf entry mapping va with this order, or NULL. */
+uint64_t *pt_leaf(paddr_t root, vaddr_t va, unsigned int order);
+
 /* Physical address va translates to under root, or -ENOENT. */
 int pt_translate(paddr_t root, vaddr_t va, paddr_t *pa);
 

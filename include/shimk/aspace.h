@@ -53,6 +53,16 @@ int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
                  unsigned int order, unsigned int prot, paddr_t *old);
 
 /*
+ * The same with the flush chosen by the caller: flush is the flags for
+ * flush_area_mask() over the space's CPUs (e.g. FLUSH_TLB alone for a
+ * whole-space flush), or 0 for none at all: then the caller flushes,
+ * or frees the old frames deferred (frame_free_deferred()).
+ */
+int aspace_remap_flags(struct aspace *as, vaddr_t va, paddr_t pa,
+                       unsigned int order, unsigned int prot, paddr_t *old,
+                       unsigned int flush);
+
+/*
  * Remove a mapping and flush; *old gets the frame (NULL: none wanted).
  * Page tables left empty are freed, after a flush that is a barrier
  * (FLUSH_NO_ASSIST): lockless walkers hold interrupts off.

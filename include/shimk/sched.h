@@ -12,6 +12,7 @@ enum thread_state
 {
     THREAD_RUNNABLE,
     THREAD_RUNNING,
+    THREAD_SLEEPING,
     THREAD_DEAD,
 };
 
@@ -28,6 +29,8 @@ struct thread
     void *stack;
     bool detached;              /* freed on exit; nobody joins */
     volatile bool done;
+    uint64_t wake_at;           /* TSC, while sleeping */
+    struct thread *sleep_next;
     struct aspace *aspace;      /* user address space, or NULL */
     void *task;                 /* user task state (kernel/task.c) */
 };
@@ -60,6 +63,13 @@ int thread_join(struct thread *t, uint64_t timeout_ms);
 
 /* Let other runnable threads on this CPU run. */
 void yield(void);
+
+/*
+ * Block for at least us microseconds; the CPU halts if nothing else
+ * runs (under a hypervisor that frees the physical CPU, which busy
+ * waiting would not).  The local APIC timer wakes the thread.
+ */
+void thread_sleep_us(uint64_t us);
 
 __noreturn void thread_exit(void);
 

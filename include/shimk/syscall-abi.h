@@ -18,7 +18,8 @@
 #define SYS_SPAWN    6  /* (entry, arg, cpu): a thread in this space; its id */
 #define SYS_CPU      7  /* (): the CPU this thread runs on */
 #define SYS_NCPUS    8  /* (): CPUs online */
-#define NR_SYSCALLS  9
+#define SYS_SLEEP    9  /* (us): block at least this long (at most 1 s) */
+#define NR_SYSCALLS  10
 
 /* SYS_MAP/SYS_PROTECT prot bits; SYS_MAP orders 0 (4 KiB) and 9 (2 MiB). */
 #define UPROT_READ  0x1

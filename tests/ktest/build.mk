@@ -12,3 +12,4 @@ obj-$(CONFIG_KTEST) += tests/ktest/paging.o
 $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
+obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
