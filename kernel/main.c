@@ -93,7 +93,10 @@ static __noreturn void run_and_exit(void)
                   "cmdline=\"%s\"", hv_type_name(hypervisor_type()),
                   boot_protocol_name(boot_info.protocol), nr_cpus_online,
                   boot_info.cmdline);
-        machine_exit(ktest_run(sel, facts));
+        int code = ktest_run(sel, facts);
+
+        flush_counters_print();
+        machine_exit(code);
     }
     if ( opt_idle )
     {

@@ -42,7 +42,17 @@
 #define CONTROL_VA  (USER_ARGS_VA + 0x10000)
 #define SLOT_VA     (USER_HEAP_VA + 0x40000000)
 #define KWINDOW     (IOREMAP_BASE + (256ull << 30))
-#define PACE_US 20          /* readers halt this long between rounds */
+/*
+ * Readers read burst rounds, then halt pace_us (tlb-detect-burst=,
+ * tlb-detect-pace-us=).  Halting lets a flush IPI reach a vCPU without
+ * waiting for the host to schedule it; but under Xen in TCG each
+ * vCPU exit also empties that vCPU's TLB in QEMU, so there long bursts
+ * (or no halting) keep stale entries alive for the negative control.
+ */
+static unsigned int opt_pace_us = 20;
+uint_param("tlb-detect-pace-us", opt_pace_us, 0, 100000);
+static unsigned int opt_burst = 128;
+uint_param("tlb-detect-burst", opt_burst, 1, 1000000);
 
 struct detect_run
 {
@@ -106,6 +116,7 @@ static void kernel_reader(void *arg)
     struct detect_run *d = arg;
     struct detect_reader *r = &d->kreader[smp_processor_id()];
     bool lazy = d->cfg->mode == DETECT_LAZY;
+    unsigned int rounds = 0;
 
     r->running = 1;
     while ( !READ_ONCE(d->stop) )
@@ -117,7 +128,12 @@ static void kernel_reader(void *arg)
         for ( unsigned int s = 0; s < d->cfg->kernel_slots; s++ )
             check(r, (const void *)(KWINDOW + s * PAGE_SIZE), s,
                   READ_ONCE(d->kctl.gen[s]), false);
-        thread_sleep_us(PACE_US);
+        if ( ++rounds % opt_burst )
+            continue;
+        if ( opt_pace_us )
+            thread_sleep_us(opt_pace_us);
+        else
+            yield();
     }
     r->running = 0;
 }
@@ -260,7 +276,8 @@ static int setup(struct detect_run *d)
     d->ctl->nslots = cfg->user_slots;
     d->ctl->slot_va = SLOT_VA;
     d->ctl->lazy = cfg->mode == DETECT_LAZY;
-    d->ctl->pace_us = PACE_US;
+    d->ctl->pace_us = opt_pace_us;
+    d->ctl->burst = opt_burst;
     if ( aspace_map(d->task->as, CONTROL_VA, d->ctl_pa, ORDER_4K, PROT_READ) )
         return -ENOMEM;
 

@@ -20,6 +20,7 @@ void user_detect_reader(void *arg)
     const struct detect_control *c =
         (const struct detect_control *)a->control_va;
     struct detect_reader *r = &a->reader[(uint64_t)arg];
+    uint64_t rounds = 0;
 
     r->running = 1;
     while ( !c->stop )
@@ -50,7 +51,7 @@ void user_detect_reader(void *arg)
          * hypervisor, so flush IPIs reach this vCPU without waiting for
          * the host to schedule it; translations survive the halt.
          */
-        if ( c->pace_us )
+        if ( c->pace_us && !(++rounds % c->burst) )
             sys_sleep(c->pace_us);
     }
     r->running = 0;

@@ -89,7 +89,8 @@ struct detect_control
     uint64_t nslots;
     uint64_t slot_va;               /* slot s at slot_va + s * 4 KiB */
     uint64_t lazy;                  /* DETECT_LAZY: slot checks only */
-    uint64_t pace_us;               /* readers sleep this long per round */
+    uint64_t pace_us;               /* readers sleep this long... */
+    uint64_t burst;                 /* ...after this many rounds */
 };
 struct detect_reader
 {

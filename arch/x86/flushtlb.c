@@ -225,3 +225,25 @@ void flush_counters_total(struct flush_counters *sum)
             dst[i] += READ_ONCE(src[i]);
     }
 }
+
+void flush_counters_print(void)
+{
+    struct flush_counters c;
+
+    flush_counters_total(&c);
+    pr_info("tlb: local invlpg %lu cr3-reload %lu pge-toggle %lu "
+            "invpcid-all %lu invpcid-nonglobal %lu\n",
+            (unsigned long)c.local[FLUSH_KIND_INVLPG],
+            (unsigned long)c.local[FLUSH_KIND_CR3_RELOAD],
+            (unsigned long)c.local[FLUSH_KIND_PGE_TOGGLE],
+            (unsigned long)c.local[FLUSH_KIND_INVPCID_ALL],
+            (unsigned long)c.local[FLUSH_KIND_INVPCID_NONGLOBAL]);
+    pr_info("tlb: remote requests %lu, flush IPIs sent %lu taken %lu, "
+            "assisted %lu ok %lu failed, %lu kept off L0 (no-assist), "
+            "clock skips %lu wraps %lu, stale reads %lu\n",
+            (unsigned long)c.remote_requests, (unsigned long)c.ipi_targets,
+            (unsigned long)c.ipis_received, (unsigned long)c.assisted_ok,
+            (unsigned long)c.assisted_failed,
+            (unsigned long)c.no_assist_forced, (unsigned long)c.clock_skips,
+            (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
+}

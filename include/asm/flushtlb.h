@@ -164,6 +164,9 @@ struct flush_counters
 /* Sum of every online CPU's counters. */
 void flush_counters_total(struct flush_counters *sum);
 
+/* Two "tlb:" log lines with the totals. */
+void flush_counters_print(void);
+
 /* Debug switch (negative control): skip remote flushes entirely. */
 extern bool tlb_debug_skip_remote;
 

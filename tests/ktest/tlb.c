@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ktest: the stale-TLB detector in every mode this machine allows. */
 
+#include <shimk/aspace.h>
 #include <shimk/cmdline.h>
+#include <shimk/image.h>
+#include <shimk/sched.h>
+#include <shimk/syscall-abi.h>
+#include <shimk/time.h>
 #include <shimk/ktest.h>
 #include <shimk/printk.h>
 #include <shimk/tlb-detect.h>
@@ -9,6 +14,8 @@
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/flushtlb.h>
+#include <asm/page.h>
+#include <asm/paging.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
@@ -150,4 +157,125 @@ KTEST(tlb_detector, lazy_free_reuse_via_clock)
                (unsigned long)(after.cpus_skipped - before.cpus_skipped),
                (unsigned long)(after.cpus_considered - before.cpus_considered),
                (unsigned long)(after.flushes - before.flushes));
+}
+
+static volatile int irqoff_phase;
+
+static void irqs_off_for_a_while(void *arg)
+{
+    unsigned long f = local_irq_save();
+
+    WRITE_ONCE(irqoff_phase, 1);
+    mdelay(50);
+    WRITE_ONCE(irqoff_phase, 2);
+    local_irq_restore(f);
+}
+
+/*
+ * FLUSH_NO_ASSIST makes a flush a barrier: it cannot complete while a
+ * target has interrupts off (a lockless page-table walker relies on
+ * that), whatever the L0 could do.
+ */
+KTEST(tlb, no_assist_flush_waits_for_irqs_off_cpu)
+{
+    unsigned int other = cpumask_next(&cpu_online_mask, 1);
+    cpumask_t m;
+    uint64_t start, ms;
+
+    if ( other >= NR_CPUS )
+        KT_SKIP(t, "needs a second CPU");
+    irqoff_phase = 0;
+    thread_create("irqs-off", irqs_off_for_a_while, NULL, other, true);
+    while ( READ_ONCE(irqoff_phase) != 1 )
+        cpu_relax();
+    cpumask_clear(&m);
+    cpumask_set_cpu(other, &m);
+    start = rdtsc();
+    flush_area_mask(&m, NULL, FLUSH_TLB | FLUSH_NO_ASSIST);
+    ms = cycles_to_ns(rdtsc() - start) / 1000000;
+    KT_ASSERTF(t, READ_ONCE(irqoff_phase) == 2, "flush returned after %lu ms "
+               "while CPU%u still had interrupts off", (unsigned long)ms,
+               other);
+}
+
+/*
+ * Each local primitive really drops a translation: map a kernel page
+ * (global when PGE is on), read it, point it at another frame, flush
+ * with flags that select the primitive, and read the new frame.
+ */
+KTEST(tlb, local_primitives_drop_translations)
+{
+    const vaddr_t va = IOREMAP_BASE + (300ull << 30);
+    bool boot_pge = read_cr4() & X86_CR4_PGE, boot_inv = use_invpcid;
+    paddr_t a = frame_alloc(), b = frame_alloc();
+    unsigned int tried = 0;
+    struct flush_counters before, after;
+
+    *(uint64_t *)phys_to_virt(a) = 0xaaaa;
+    *(uint64_t *)phys_to_virt(b) = 0xbbbb;
+    KT_EQ(t, pt_map(kernel_root, va, a, PT_ORDER_4K, kernel_pte_nx), 0);
+    for ( unsigned int pge = 0; pge < 2; pge++ )
+        for ( unsigned int inv = 0; inv < 2; inv++ )
+            for ( unsigned int full = 0; full < 2; full++ )
+            {
+                unsigned int flags = FLUSH_TLB_GLOBAL |
+                                     (full ? 0 : FLUSH_ORDER(0));
+                enum flush_kind want;
+                uint64_t *e;
+                unsigned long f;
+                paddr_t to = tried % 2 ? a : b;
+                uint64_t seen;
+
+                if ( (pge && !boot_cpu.pge) || (inv && !boot_cpu.invpcid) )
+                    continue;
+                tlb_set_global_pages(pge);
+                use_invpcid = inv;
+                want = flush_local_kind(flags, inv, pge);
+                f = local_irq_save();
+                e = pt_leaf(kernel_root, va, PT_ORDER_4K);
+                /* Fill the TLB (global if PGE), then change the entry. */
+                *e = (*e & ~(PTE_ADDR_MASK | PTE_G)) | (pge ? PTE_G : 0) |
+                     (to == a ? b : a);
+                (void)*(volatile uint64_t *)va;
+                *e = (*e & ~PTE_ADDR_MASK) | to;
+                flush_counters_total(&before);
+                flush_area_local((const void *)va, flags);
+                flush_counters_total(&after);
+                seen = *(volatile uint64_t *)va;
+                local_irq_restore(f);
+                KT_ASSERTF(t, after.local[want] == before.local[want] + 1,
+                           "pge=%u invpcid=%u: %s not used", pge, inv,
+                           flush_kind_name(want));
+                KT_ASSERTF(t, seen == *(uint64_t *)phys_to_virt(to),
+                           "pge=%u invpcid=%u %s: read %#lx through a "
+                           "stale translation", pge, inv,
+                           flush_kind_name(want), (unsigned long)seen);
+                tried++;
+            }
+    tlb_set_global_pages(boot_pge);
+    use_invpcid = boot_inv;
+    pt_unmap(kernel_root, va, PT_ORDER_4K, NULL);
+    flush_area_mask(&cpu_online_mask, (const void *)va,
+                    FLUSH_TLB_GLOBAL | FLUSH_ORDER(0));
+    frame_free(a);
+    frame_free(b);
+    ktest_note("%u primitive/mode combinations checked", tried);
+}
+
+/* Kernel mappings are global exactly when PGE is on; user ones never. */
+KTEST(tlb, global_bit_policy)
+{
+    struct aspace *as = aspace_create();
+    paddr_t pa = frame_alloc();
+    uint64_t pte;
+    unsigned int order;
+
+    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__data_start, &pte, &order), 0);
+    KT_EQ(t, !!(pte & PTE_G), !!(read_cr4() & X86_CR4_PGE));
+    KT_EQ(t, aspace_map(as, USER_HEAP_VA, pa, ORDER_4K,
+                        PROT_READ | PROT_WRITE), 0);
+    KT_EQ(t, pt_lookup(as->root, USER_HEAP_VA, &pte, &order), 0);
+    KT_ASSERT(t, !(pte & PTE_G));
+    KT_ASSERT(t, pte & PTE_U);
+    aspace_put(as);
 }

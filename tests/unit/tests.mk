@@ -45,3 +45,11 @@ unit-ipi-policy-src := tests/unit/test-ipi-policy.c arch/x86/ipi-policy.c \
 
 unit-tests += sort
 unit-sort-src := tests/unit/test-sort.c kernel/sort.c
+
+unit-tests += flush-decisions
+unit-flush-decisions-src := tests/unit/test-flush-decisions.c \
+                            arch/x86/flush-policy.c
+
+unit-tests += tlb-clock
+unit-tlb-clock-src := tests/unit/test-tlb-clock.c arch/x86/tlb-clock.c \
+                      kernel/cpumask.c kernel/vsnprintf.c
