@@ -1,20 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Hypervisor detection and the L0-specific ways out. */
+/* Hypervisor detection, the ops table, and the assisted-flush policy. */
 
+#include <guest/assist-policy.h>
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
+#include <shimk/cmdline.h>
+#include <shimk/errno.h>
 #include <shimk/panic.h>
+#include <shimk/printk.h>
+#include <shimk/string.h>
 #include <asm/cpufeature.h>
-#include <xen/sched.h>
+#include <asm/flushtlb.h>
+#include <asm/percpu.h>
 
-struct hv_leaves hv_info;
+struct hv_leaves hv_info __ro_after_init;
+struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
+bool assist_enabled = true;
+uint64_t assist_faults_injected;
+
+/* Backend templates (guest/xen.c, guest/kvm.c). */
+extern const struct hypervisor_ops xen_ops, kvm_ops;
+
+static int8_t opt_assisted_flush = -1;
+tristate_param("assisted-flush", opt_assisted_flush);
 
 /*
- * No backend fills flush_tlb yet: every remote flush reports the L0
- * path unavailable and uses IPIs.
+ * Debug: make the flush hook fail after boot, to prove that every
+ * flush then falls back to IPIs.  enosys, einval, or intermittent
+ * (every third call fails with -EINVAL).
  */
-struct hypervisor_ops hypervisor_ops = { .name = "none" };
+static char opt_fault[16];
+string_param("assisted-flush-fault", opt_fault);
+static int fault_mode;      /* 0 none, else the injected -errno; 1 = every 3rd */
+static bool fault_armed;
+static enum assist_decision decision = ASSIST_OFF_NO_HOOK;
 
 static void real_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 {
@@ -23,20 +43,131 @@ static void real_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 
 void hypervisor_probe(void)
 {
+    const struct hypervisor_ops *tmpl = NULL;
+
     hv_detect(real_cpuid, boot_cpu.hypervisor, &hv_info);
-    if ( hv_info.type == HV_XEN )
+    if ( hv_info.type == HV_XEN && IS_ENABLED(CONFIG_GUEST_XEN) )
+    {
+        /* Hypercalls are needed before the command line is even read. */
         xen_hypercall_init();
+        tmpl = &xen_ops;
+    }
+    else if ( hv_info.type == HV_KVM && IS_ENABLED(CONFIG_GUEST_KVM) )
+        tmpl = &kvm_ops;
+    /* Copied once: the templates stay constant, the copy goes read-only. */
+    if ( tmpl )
+        hypervisor_ops = *tmpl;
+}
+
+int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
+{
+    if ( !hypervisor_ops.flush_tlb || !assist_enabled )
+        return -EOPNOTSUPP;
+    if ( unlikely(fault_armed) )
+    {
+        static unsigned int calls;
+        int rc = fault_mode;
+
+        if ( fault_mode == 1 )
+            rc = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) % 3 ? 0
+                                                                     : -EINVAL;
+        if ( rc )
+        {
+            __atomic_fetch_add(&assist_faults_injected, 1, __ATOMIC_RELAXED);
+            return rc;
+        }
+    }
+    return hypervisor_ops.flush_tlb(mask, va, flags);
+}
+
+static void parse_fault(void)
+{
+    if ( !opt_fault[0] )
+        return;
+    if ( !strcmp(opt_fault, "enosys") )
+        fault_mode = -ENOSYS;
+    else if ( !strcmp(opt_fault, "einval") )
+        fault_mode = -EINVAL;
+    else if ( !strcmp(opt_fault, "intermittent") )
+        fault_mode = 1;
+    else
+        pr_warn("cmdline: assisted-flush-fault: invalid mode '%s' (kept "
+                "none)\n", opt_fault);
+}
+
+void hypervisor_setup(void)
+{
+    bool hook;
+    int probe_rc = 0;
+    enum assist_decision d;
+
+    if ( hypervisor_ops.setup )
+        hypervisor_ops.setup();
+    hook = hypervisor_ops.flush_tlb != NULL;
+
+    if ( assist_needs_probe(opt_assisted_flush, hook) )
+    {
+        /*
+         * The probe asks the L0 to flush the other CPUs: none run yet,
+         * so it is cheap and its only effect is to prove the call works.
+         */
+        cpumask_t none;
+
+        cpumask_clear(&none);
+        probe_rc = hypervisor_ops.flush_tlb(&none, NULL, FLUSH_TLB);
+    }
+    d = assist_decide(opt_assisted_flush, hook, probe_rc);
+    if ( d != ASSIST_ON )
+        hypervisor_ops.flush_tlb = NULL;
+    else
+        /*
+         * An L0 flush completes without the target stamping its TLB
+         * clock (checklist item 4): the clock goes off, for good.
+         */
+        tlb_clock_disable();
+
+    if ( assist_forced_but_off(opt_assisted_flush, d) )
+        pr_warn("cmdline: assisted-flush: %s on %s (kept 0)\n",
+                d == ASSIST_OFF_PROBE_FAILED ? "probe flush failed"
+                                             : "no L0 flush hook",
+                hv_type_name(hv_info.type));
+    if ( d == ASSIST_OFF_PROBE_FAILED )
+        pr_warn("hypervisor: %s flush probe failed: %d (%s); using IPIs\n",
+                hypervisor_ops.name, probe_rc, errno_name(probe_rc));
+
+    parse_fault();
+    fault_armed = fault_mode != 0 && d == ASSIST_ON;
+    if ( fault_armed )
+        pr_warn("assisted-flush-fault=%s: the L0 flush hook fails on "
+                "purpose from now on\n", opt_fault);
+
+    decision = d;
+}
+
+bool assist_fault_mode_set(void)
+{
+    return fault_armed;
+}
+
+void hypervisor_print_line(void)
+{
+    char text[192];
+
+    text[0] = '\0';
+    if ( hypervisor_ops.describe )
+        hypervisor_ops.describe(text, sizeof(text));
+    if ( hv_info.type == HV_NONE )
+        printk("shimk: hypervisor none (bare metal); assisted flush %s\n",
+               assist_decision_text(decision));
+    else
+        printk("shimk: hypervisor %s '%s' at %#x (max leaf %#x)%s%s; "
+               "assisted flush %s\n", hv_type_name(hv_info.type),
+               hv_info.signature, hv_info.base, hv_info.max_leaf,
+               text[0] ? ", " : "", text, assist_decision_text(decision));
 }
 
 void hypervisor_shutdown(int code)
 {
-    (void)code;
-    if ( hv_info.type != HV_XEN )
-        return;
-    /*
-     * DESIGN.md section 6: reboot, not poweroff, which would leave a
-     * dom0-less Xen halted and QEMU running; under -no-reboot QEMU
-     * then exits.  The code itself has already gone to port 0xf4.
-     */
-    xen_shutdown(SHUTDOWN_reboot);
+    if ( hypervisor_ops.shutdown )
+        hypervisor_ops.shutdown(code);
 }

@@ -1,17 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Xen backend: hypercall instruction, version, memory map, shutdown. */
+/* Xen backend: hypercalls, identity, console_io, shutdown, HVMOP_flush_tlbs. */
 
 #include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
 #include <shimk/boot-info.h>
+#include <shimk/console.h>
 #include <shimk/errno.h>
+#include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/string.h>
 #include <asm/cpufeature.h>
+#include <asm/cpuid.h>
+#include <asm/percpu.h>
+#include <xen/arch-x86/cpuid.h>
+#include <xen/hvm/hvm_op.h>
 #include <xen/memory.h>
 #include <xen/sched.h>
 #include <xen/version.h>
 
-static bool use_vmmcall;
+static bool use_vmmcall __ro_after_init;
+static uint32_t xen_ver __ro_after_init;
+static int32_t xen_domid __ro_after_init = -1;   /* -1: not given */
+static uint32_t hvm_features __ro_after_init;
 
 void xen_hypercall_init(void)
 {
@@ -49,6 +60,16 @@ uint32_t xen_version(void)
     long v = xen_hypercall2(__HYPERVISOR_xen_version, XENVER_version, NULL);
 
     return v < 0 ? 0 : (uint32_t)v;
+}
+
+bool xen_is_dom0(void)
+{
+    return xen_domid == 0;
+}
+
+int xen_domain_id(void)
+{
+    return xen_domid;
 }
 
 /* The BIOS E820 entry layout XENMEM_memory_map returns (memory.h). */
@@ -91,3 +112,116 @@ int xen_shutdown(unsigned int reason)
 
     return (int)xen_hypercall2(__HYPERVISOR_sched_op, SCHEDOP_shutdown, &s);
 }
+
+/* --- console_io: Xen's own console, a sink on console=xen --- */
+
+static bool console_io_broken;
+
+static void console_io_write(const char *s, size_t len)
+{
+    long rc;
+
+    if ( console_io_broken )
+        return;
+    /* xen.h: CONSOLEIO_write copies len bytes from the guest's buffer. */
+    rc = xen_hypercall3(__HYPERVISOR_console_io, CONSOLEIO_write, len, s);
+    if ( rc < 0 )
+        console_io_broken = true;   /* -EPERM in a domU on a release Xen */
+}
+
+static struct console_sink console_io_sink = {
+    .name = "xen",
+    .write = console_io_write,
+};
+
+/* --- hypervisor_ops --- */
+
+/* Leaf base+4 (arch-x86/cpuid.h): HVM features, vCPU id, domain id. */
+static void read_hvm_leaf(uint32_t *vcpu)
+{
+    struct cpuid_leaf r;
+
+    if ( hv_info.max_leaf < hv_info.base + 4 )
+        return;
+    cpuid_count(hv_info.base + 4, 0, &r);
+    hvm_features = r.a;
+    if ( r.a & XEN_HVM_CPUID_VCPU_ID_PRESENT )
+        *vcpu = r.b;
+    if ( r.a & XEN_HVM_CPUID_DOMID_PRESENT )
+        xen_domid = (int32_t)r.c;
+}
+
+static void xen_setup(void)
+{
+    uint32_t vcpu = ~0u;
+
+    xen_ver = xen_version();
+    read_hvm_leaf(&vcpu);
+    this_cpu()->hv_vcpu_id = vcpu;
+    if ( console_selected("xen", false) )
+    {
+        console_register(&console_io_sink);
+        if ( console_io_broken )
+            console_unregister(&console_io_sink);
+    }
+}
+
+static int xen_ap_setup(void)
+{
+    struct cpuid_leaf r;
+
+    cpuid_count(hv_info.base + 4, 0, &r);
+    this_cpu()->hv_vcpu_id = (r.a & XEN_HVM_CPUID_VCPU_ID_PRESENT) ? r.b
+                                                                   : ~0u;
+    return 0;
+}
+
+/*
+ * HVMOP_flush_tlbs (hvm/hvm_op.h, op 5, NULL argument): flush every
+ * vCPU of this domain, globals included, and return once it is done.
+ * It ignores mask, va and flags; flushing more than asked is allowed
+ * (checklist item 10).  Xen may turn a busy case into a continuation
+ * that the guest never sees (checklist item 12).
+ */
+static int xen_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
+{
+    return (int)xen_hypercall2(__HYPERVISOR_hvm_op, HVMOP_flush_tlbs, NULL);
+}
+
+static void xen_describe(char *buf, size_t size)
+{
+    size_t n = ksnprintf(buf, size, "%u.%u", xen_ver >> 16,
+                         xen_ver & 0xffff);
+
+    if ( xen_domid >= 0 )
+        n += ksnprintf(buf + n, size - n, " %s (domid %d)",
+                       xen_domid ? "domU" : "dom0", xen_domid);
+    n += ksnprintf(buf + n, size - n, ", offers HVMOP_flush_tlbs%s%s%s, "
+                   "uses inline %s", hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
+                                     ", x2APIC virt" : "",
+                   hvm_features & XEN_HVM_CPUID_APIC_ACCESS_VIRT ?
+                       ", APIC access virt" : "",
+                   hvm_features & XEN_HVM_CPUID_VCPU_ID_PRESENT ?
+                       ", vCPU ids" : "",
+                   use_vmmcall ? "VMMCALL" : "VMCALL");
+}
+
+static void xen_exit(int code)
+{
+    /*
+     * DESIGN.md section 6: reboot, not poweroff, which would leave a
+     * dom0-less Xen halted and QEMU running; under -no-reboot QEMU
+     * then exits.  The code itself already went to port 0xf4.
+     */
+    (void)code;
+    xen_shutdown(SHUTDOWN_reboot);
+}
+
+const struct hypervisor_ops xen_ops = {
+    .name = "xen",
+    .setup = xen_setup,
+    .ap_setup = xen_ap_setup,
+    .flush_tlb = xen_flush_tlb,
+    .describe = xen_describe,
+    .shutdown = xen_exit,
+};

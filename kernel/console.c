@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The console sink list and the lock that keeps lines whole. */
 
+#include <shimk/cmdline.h>
 #include <shimk/console.h>
 #include <shimk/printk.h>
 #include <shimk/spinlock.h>
@@ -10,6 +11,45 @@
 static struct console_sink *sinks;
 static DEFINE_SPINLOCK(console_lock);
 static bool console_lock_busted;
+
+/*
+ * console=com1,e9,xen,pv picks sinks, as Xen's console= does; empty
+ * means each sink's default (com1 and e9 on, Xen's console_io off: a
+ * dom0's would print every line twice, the PV ring on in a domU).
+ */
+static char opt_console[64];
+string_param("console", opt_console);
+
+bool console_selected(const char *name, bool default_on)
+{
+    const char *p = opt_console;
+    size_t n = strlen(name);
+
+    if ( !opt_console[0] )
+        return default_on;
+    while ( *p )
+    {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if ( len == n && !memcmp(p, name, n) )
+            return true;
+        p += len + (end ? 1 : 0);
+    }
+    return false;
+}
+
+void console_apply_selection(void)
+{
+    struct console_sink *c = sinks, *next;
+
+    for ( ; c; c = next )
+    {
+        next = c->next;
+        if ( !console_selected(c->name, true) )
+            console_unregister(c);
+    }
+}
 
 void console_register(struct console_sink *sink)
 {

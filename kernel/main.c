@@ -38,6 +38,7 @@ static void parse_cmdline(const char *cmdline)
 
     cmdline_parse(cmdline, __start_params, __stop_params - __start_params);
     console_loglevel = opt_loglevel;
+    console_apply_selection();
 }
 
 /* The facts a log reader needs first: what booted, on what. */
@@ -49,17 +50,6 @@ static void print_banner(void)
     pr_info("shimk: cpu %s family %#x model %#x%s, consoles %s\n",
             boot_cpu.vendor_str, boot_cpu.family, boot_cpu.model,
             boot_cpu.hypervisor ? ", virtualized" : "", sinks);
-    if ( hypervisor_type() == HV_XEN )
-    {
-        uint32_t v = xen_version();
-
-        pr_info("shimk: hypervisor xen %u.%u, leaves at %#x\n", v >> 16,
-                v & 0xffff, hv_info.base);
-    }
-    else if ( hypervisor_type() != HV_NONE )
-        pr_info("shimk: hypervisor %s ('%s' at %#x, max leaf %#x)\n",
-                hv_type_name(hypervisor_type()), hv_info.signature,
-                hv_info.base, hv_info.max_leaf);
     boot_info_print();
     if ( boot_info.cmdline[0] )
         pr_info("shimk: command line: %s\n", boot_info.cmdline);
@@ -79,6 +69,7 @@ static void print_boot_summary(void)
            x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, use_invpcid,
            (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, hypervisor_has_flush_tlb(),
            tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz);
+    hypervisor_print_line();
 }
 
 static __noreturn void run_and_exit(void)
@@ -136,9 +127,11 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     sched_init();
     smp_call_init();
     flush_smp_init();
+    hypervisor_setup();
     smp_init();
     task_init();
     local_irq_enable();
+    mark_ro_after_init();
 
     print_boot_summary();
     run_and_exit();

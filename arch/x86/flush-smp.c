@@ -100,13 +100,19 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     {
         if ( flush_may_assist(flags) )
         {
-            if ( !hypervisor_flush_tlb(&remote, va, flags) )
+            int rc = hypervisor_flush_tlb(&remote, va, flags);
+
+            if ( !rc )
             {
                 ci->flush.assisted_ok++;
                 goto out;
             }
-            /* The L0 refused this one: IPIs still do the job. */
-            ci->flush.assisted_failed++;
+            if ( rc == -EAGAIN )
+                /* Part done by the L0 (KVM): the rest still in remote. */
+                ci->flush.assisted_partial++;
+            else
+                /* The L0 refused this one: IPIs do the whole job. */
+                ci->flush.assisted_failed++;
         }
         else
             ci->flush.no_assist_forced++;

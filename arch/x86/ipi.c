@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Inter-processor interrupts: unicast, mask, shorthands, counters. */
 
+#include <guest/hypervisor-ops.h>
 #include <shimk/cpumask.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
@@ -80,13 +81,22 @@ void send_ipi_mask(const cpumask_t *mask, unsigned int vector)
     }
     else
     {
-        for_each_cpu ( cpu, mask )
+        cpumask_t others;
+
+        cpumask_and(&others, mask, &cpu_online_mask);
+        cpumask_clear_cpu(self, &others);
+        /* Several targets: one PV hypercall beats one ICR exit each. */
+        if ( cpumask_weight(&others) > 1 &&
+             !hypervisor_send_ipi_mask(&others, vector) )
         {
-            if ( cpu == self )
-                send_ipi_self(vector);
-            else if ( cpumask_test_cpu(cpu, &cpu_online_mask) )
-                send_ipi_cpu(cpu, vector);
+            ci->ipi.pv_sends[slot(vector)]++;
+            ci->ipi.targets[slot(vector)] += cpumask_weight(&others);
         }
+        else
+            for_each_cpu ( cpu, &others )
+                send_ipi_cpu(cpu, vector);
+        if ( cpumask_test_cpu(self, mask) )
+            send_ipi_self(vector);
     }
     local_irq_restore(f);
 }

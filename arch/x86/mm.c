@@ -10,6 +10,8 @@
 #include <shimk/spinlock.h>
 #include <asm/cpufeature.h>
 #include <asm/flush-policy.h>
+#include <asm/flushtlb.h>
+#include <asm/smp.h>
 #include <asm/page.h>
 #include <asm/paging.h>
 #include <asm/processor.h>
@@ -130,6 +132,18 @@ void mm_init(const struct boot_info *bi)
         write_cr4(read_cr4() | X86_CR4_PGE);
     else
         write_cr4(read_cr4() & ~X86_CR4_PGE);
+}
+
+void mark_ro_after_init(void)
+{
+    extern char __ro_after_init_start[], __ro_after_init_end[];
+
+    for ( vaddr_t va = (vaddr_t)__ro_after_init_start;
+          va < (vaddr_t)__ro_after_init_end; va += PAGE_SIZE )
+        if ( pt_protect(kernel_root, va, PT_ORDER_4K, 0, PTE_W) )
+            panic("mm: cannot write-protect %#lx", (unsigned long)va);
+    /* The entries may be global, and every CPU may cache them. */
+    flush_area_mask(&cpu_online_mask, NULL, FLUSH_TLB_GLOBAL);
 }
 
 void kernel_pte_global_set(bool on)

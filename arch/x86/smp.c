@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Bring up the application processors: MADT, trampoline, INIT-SIPI-SIPI. */
 
+#include <guest/hypervisor-ops.h>
 #include <shimk/acpi.h>
 #include <shimk/boot-info.h>
 #include <shimk/cmdline.h>
@@ -142,6 +143,9 @@ static __noreturn void ap_entry(struct cpu_info *ci)
     if ( apic_id() != ci->apic_id )
         panic("AP started as APIC id %u, expected %u", apic_id(),
               ci->apic_id);
+    if ( hypervisor_ap_setup() )
+        pr_warn("CPU%u: the %s backend's per-CPU setup failed\n", ci->cpu,
+                hypervisor_ops.name);
     WRITE_ONCE(ci->alive, true);
     sched_start_ap();   /* becomes this CPU's idle thread */
 }

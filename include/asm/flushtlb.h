@@ -153,6 +153,8 @@ struct flush_counters
     uint64_t ipi_targets;               /* CPUs sent a flush IPI */
     uint64_t ipis_received;             /* flush IPIs taken */
     uint64_t assisted_ok, assisted_failed;
+    uint64_t assisted_partial;          /* L0 did some, IPIs the rest */
+    uint64_t pv_flagged;                /* KVM: preempted vCPUs flagged */
     uint64_t no_assist_forced;          /* could have gone to L0, did not */
     uint64_t clock_skips;               /* CPUs the clock filtered out */
     uint64_t clock_wraps;               /* wraps this CPU led */

@@ -49,6 +49,9 @@ extern paddr_t kernel_root;
 /* Flags for kernel mappings: PTE_G when global pages are enabled. */
 extern uint64_t kernel_pte_global;
 
+/* Make the __ro_after_init data read-only, on every CPU; end of boot. */
+void mark_ro_after_init(void);
+
 /* Whether new kernel mappings get PTE_G (tlb_set_global_pages()). */
 void kernel_pte_global_set(bool on);
 

@@ -42,6 +42,7 @@ struct cpu_info
     struct ipi_counters ipi;
 
     struct aspace *aspace;          /* loaded user space, or NULL */
+    uint32_t hv_vcpu_id;            /* the L0's number for this vCPU */
 
     /* TLB state (arch/x86/flushtlb.c, arch/x86/flush-smp.c). */
     unsigned long cr4;              /* shadow: CR4 reads can exit */

@@ -3,6 +3,7 @@
 #ifndef GUEST_HYPERVISOR_OPS_H
 #define GUEST_HYPERVISOR_OPS_H
 
+#include <shimk/compiler.h>
 #include <shimk/cpumask.h>
 #include <shimk/errno.h>
 #include <shimk/types.h>
@@ -10,45 +11,79 @@
 /*
  * After Xen's struct hypervisor_ops (asm/guest/hypervisor.h): each
  * backend has a template; the chosen one is copied into the single
- * global hypervisor_ops at boot, and nothing writes it afterwards.
- * Every hook may be NULL; callers go through the guards below.
+ * global hypervisor_ops at boot, whose page is then made read-only
+ * (__ro_after_init).  Every hook may be NULL; callers go through the
+ * guards below, which say -EOPNOTSUPP for a missing one.
  */
 struct hypervisor_ops
 {
     const char *name;
-    /* Boot CPU, once, before the APs start. */
+    /* Boot CPU, once, with the heap up and before the APs start. */
     void (*setup)(void);
     /* Each AP, as it comes up. */
     int (*ap_setup)(void);
     /* After a suspend/resume (none happen in shimk today). */
     void (*resume)(void);
     /*
-     * Flush the TLBs of the CPUs in mask (never the caller's: that
-     * flush is always local).  0 only when the flush is complete on
-     * every CPU in mask; anything else makes the caller send IPIs.
+     * Flush the TLBs of the CPUs in *mask (never the caller's own: that
+     * flush is always local).  0: done on every CPU in *mask.  -EAGAIN:
+     * done on the CPUs it cleared from *mask, the rest need IPIs.  Any
+     * other error: nothing was done.  Only ever called with pure TLB
+     * flags (flush_may_assist()).
      */
-    int (*flush_tlb)(const cpumask_t *mask, const void *va,
-                     unsigned int flags);
+    int (*flush_tlb)(cpumask_t *mask, const void *va, unsigned int flags);
+    /* One exit for a multi-target IPI (KVM_HC_SEND_IPI); 0 or -errno. */
+    int (*send_ipi_mask)(const cpumask_t *mask, unsigned int vector);
+    /* What the L0 offers and what shimk uses: the boot log's second line. */
+    void (*describe)(char *buf, size_t size);
+    /* End the guest, with shimk's exit code; returns on failure. */
+    void (*shutdown)(int code);
 };
 
 extern struct hypervisor_ops hypervisor_ops;
 
+/*
+ * The L0 flush may be switched off after boot (tlbbench compares modes)
+ * but never on again: the TLB clock went off with it and stays off.
+ */
+extern bool assist_enabled;
+
 static inline bool hypervisor_has_flush_tlb(void)
 {
-    return hypervisor_ops.flush_tlb != NULL;
+    return hypervisor_ops.flush_tlb != NULL && assist_enabled;
 }
 
-static inline int hypervisor_flush_tlb(const cpumask_t *mask, const void *va,
-                                       unsigned int flags)
-{
-    if ( !hypervisor_ops.flush_tlb )
-        return -EOPNOTSUPP;
-    return hypervisor_ops.flush_tlb(mask, va, flags);
-}
+/* The flush guard; also where assisted-flush-fault= injects errors. */
+int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags);
 
 static inline int hypervisor_ap_setup(void)
 {
     return hypervisor_ops.ap_setup ? hypervisor_ops.ap_setup() : 0;
 }
+
+static inline int hypervisor_send_ipi_mask(const cpumask_t *mask,
+                                           unsigned int vector)
+{
+    if ( !hypervisor_ops.send_ipi_mask )
+        return -EOPNOTSUPP;
+    return hypervisor_ops.send_ipi_mask(mask, vector);
+}
+
+/*
+ * Boot CPU, before the APs: run the backend's setup, then decide the
+ * assisted-flush policy (assisted-flush=, a probe flush) and with it
+ * the TLB clock.
+ */
+void hypervisor_setup(void);
+
+/*
+ * The boot summary's second line: the L0, its version and offers, what
+ * shimk uses, and the assisted-flush decision.
+ */
+void hypervisor_print_line(void);
+
+/* Errors injected into the flush hook by assisted-flush-fault=. */
+extern uint64_t assist_faults_injected;
+bool assist_fault_mode_set(void);
 
 #endif /* GUEST_HYPERVISOR_OPS_H */

@@ -41,4 +41,8 @@ int xen_fetch_memory_map(struct boot_info *bi);
 /* SCHEDOP_shutdown with a SHUTDOWN_* reason; returns only on failure. */
 int xen_shutdown(unsigned int reason);
 
+/* From CPUID leaf base+4, when Xen says (-1 otherwise). */
+int xen_domain_id(void);
+bool xen_is_dom0(void);
+
 #endif /* GUEST_XEN_H */

@@ -18,6 +18,12 @@
 /* Data written once on the boot CPU, read everywhere after. */
 #define __read_mostly  __section(".data.read_mostly")
 
+/*
+ * Written during boot only: mark_ro_after_init() then makes these
+ * pages read-only, so a stray write faults instead of changing policy.
+ */
+#define __ro_after_init __section(".data.ro_after_init")
+
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 

@@ -27,6 +27,12 @@ void console_write(const char *s, size_t len);
  */
 void console_force_unlock(void);
 
+/* Does console= ask for this sink (or, without console=, default_on)? */
+bool console_selected(const char *name, bool default_on);
+
+/* Drop the early sinks console= did not ask for. */
+void console_apply_selection(void);
+
 /* Comma-separated sink names, for the boot log. */
 void console_describe(char *buf, size_t size);
 

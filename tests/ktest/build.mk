@@ -13,3 +13,4 @@ $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
+obj-$(CONFIG_KTEST) += tests/ktest/guest.o

@@ -137,7 +137,8 @@ KTEST(paging, rejects_non_canonical)
 
 KTEST(paging, kernel_layout)
 {
-    extern char __text_start[], __rodata_start[], __data_start[];
+    extern char __text_start[], __rodata_start[], __bss_start[];
+    extern char __ro_after_init_start[];
     uint64_t pte;
     unsigned int order;
 
@@ -147,9 +148,13 @@ KTEST(paging, kernel_layout)
     KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__rodata_start, &pte, &order),
           0);
     KT_ASSERT(t, !(pte & PTE_W) && !(pte & PTE_U));
-    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__data_start, &pte, &order), 0);
+    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__bss_start, &pte, &order), 0);
     KT_ASSERT(t, (pte & PTE_W) && !(pte & PTE_U));
     KT_EQ(t, pte & PTE_G, kernel_pte_global);
+    /* __ro_after_init data became read-only at the end of boot. */
+    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__ro_after_init_start, &pte,
+                       &order), 0);
+    KT_ASSERT(t, !(pte & PTE_W));
     /* The direct map covers low memory; the user half is empty. */
     KT_EQ(t, pt_lookup(kernel_root, DIRECTMAP_BASE + 0x1000, &pte, &order),
           0);

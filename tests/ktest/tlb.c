@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ktest: the stale-TLB detector in every mode this machine allows. */
 
+#include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
 #include <shimk/aspace.h>
 #include <shimk/cmdline.h>
 #include <shimk/image.h>
@@ -106,19 +108,56 @@ KTEST(tlb_detector, sync_every_mode)
     flush_counters_total(&before);
     for ( unsigned int i = 0; i < n; i++ )
     {
+        struct flush_counters c0, c1;
+        uint64_t inj0 = assist_faults_injected, inj;
         struct detect_result r;
         char what[64];
         bool ok;
 
         apply(&combos[i]);
         ksnprintf(what, sizeof(what), "pge=%d invpcid=%d shorthand=%d "
-                  "x2apic=%d", combos[i].pge, combos[i].invpcid,
-                  combos[i].shorthand, x2apic_enabled);
+                  "x2apic=%d assisted=%d", combos[i].pge, combos[i].invpcid,
+                  combos[i].shorthand, x2apic_enabled,
+                  hypervisor_has_flush_tlb());
+        flush_counters_total(&c0);
         KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+        flush_counters_total(&c1);
+        inj = assist_faults_injected - inj0;
         total += r.flushes;
         ok = report(t, what, &r, cfg.flushes);
         if ( !ok )
             break;
+        if ( hypervisor_has_flush_tlb() && !tlb_debug_skip_remote )
+        {
+            uint64_t asked = c1.remote_requests - c0.remote_requests -
+                             (c1.no_assist_forced - c0.no_assist_forced);
+            uint64_t okd = c1.assisted_ok - c0.assisted_ok;
+            uint64_t failed = c1.assisted_failed - c0.assisted_failed;
+            uint64_t partial = c1.assisted_partial - c0.assisted_partial;
+            uint64_t ipis = c1.ipi_targets - c0.ipi_targets;
+
+            ktest_note("assisted: %lu flushes to the L0: %lu done, %lu "
+                       "partly (%lu vCPUs flagged), %lu failed (%lu "
+                       "injected) and sent as %lu IPIs",
+                       (unsigned long)asked, (unsigned long)okd,
+                       (unsigned long)partial,
+                       (unsigned long)(c1.pv_flagged - c0.pv_flagged),
+                       (unsigned long)failed, (unsigned long)inj,
+                       (unsigned long)ipis);
+            /* Every assistable flush went to the L0, and was counted. */
+            KT_EQ(t, okd + failed + partial, asked);
+            /* Each injected failure fell back, and nothing else failed. */
+            KT_EQ(t, failed, inj);
+            if ( hypervisor_type() == HV_KVM && c1.pv_flagged == c0.pv_flagged )
+                ktest_note("no vCPU was flagged: KVM flags only vCPUs its "
+                           "host has preempted, and none was during this "
+                           "run (each running vCPU got an IPI)");
+            /* A whole-machine L0 flush (Xen) needs no IPI at all. */
+            if ( !failed && !partial && !c1.pv_flagged )
+                KT_EQ(t, ipis, 0);
+            if ( failed )
+                KT_ASSERT(t, ipis > 0);
+        }
     }
     apply(&boot);
     flush_counters_total(&after);

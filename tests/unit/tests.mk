@@ -53,3 +53,11 @@ unit-flush-decisions-src := tests/unit/test-flush-decisions.c \
 unit-tests += tlb-clock
 unit-tlb-clock-src := tests/unit/test-tlb-clock.c arch/x86/tlb-clock.c \
                       kernel/cpumask.c kernel/vsnprintf.c
+
+unit-tests += assist-policy
+unit-assist-policy-src := tests/unit/test-assist-policy.c \
+                          guest/assist-policy.c
+
+unit-tests += kvm-pv
+unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm-pv.c kernel/cpumask.c \
+                   kernel/vsnprintf.c

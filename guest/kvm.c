@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* KVM backend: steal time, PV TLB flush of preempted vCPUs, PV send-IPI. */
+
+#include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
+#include <guest/kvm.h>
+#include <shimk/errno.h>
+#include <shimk/heap.h>
+#include <shimk/printk.h>
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/cpuid.h>
+#include <asm/msr.h>
+#include <asm/paging.h>
+#include <asm/percpu.h>
+#include <asm/smp.h>
+
+/*
+ * KVM has no "flush these vCPUs" hypercall.  What it offers (Linux's
+ * kvm_flush_tlb_multi) is a flag in each vCPU's steal-time area: a vCPU
+ * the host has preempted gets FLUSH_TLB set instead of an IPI, and the
+ * host flushes it before running it again.  Running vCPUs still get
+ * IPIs, so the hook returns -EAGAIN with those left in the mask.  Like
+ * an L0 flush, a flagged vCPU flushes without stamping its TLB clock:
+ * the clock goes off with this hook.
+ */
+
+static uint32_t features __ro_after_init, hints __ro_after_init;
+static bool use_steal_time __ro_after_init, use_pv_flush __ro_after_init;
+static bool use_pv_ipi __ro_after_init, use_vmmcall __ro_after_init;
+static struct kvm_steal_time *steal_area[NR_CPUS];
+
+static struct kvm_steal_time *area_of(unsigned int cpu)
+{
+    return steal_area[cpu];
+}
+
+/* Register this CPU's steal-time area (MSR_KVM_STEAL_TIME). */
+static int register_steal_time(void)
+{
+    struct kvm_steal_time *st = kzalloc(sizeof(*st));
+    paddr_t pa;
+
+    /* 64-byte heap objects are 64-byte aligned: never across a page. */
+    if ( pt_translate(kernel_root, (vaddr_t)st, &pa) )
+        return -EFAULT;
+    if ( wrmsr_safe(MSR_KVM_STEAL_TIME, pa | KVM_MSR_ENABLED) )
+    {
+        kfree(st);
+        return -ENODEV;
+    }
+    steal_area[smp_processor_id()] = st;
+    return 0;
+}
+
+static long kvm_hypercall4(unsigned int nr, unsigned long a0,
+                           unsigned long a1, unsigned long a2,
+                           unsigned long a3)
+{
+    long ret;
+
+    /* KVM ABI: number in RAX, arguments in RBX, RCX, RDX, RSI. */
+    if ( use_vmmcall )
+        __asm__ __volatile__("vmmcall"
+                             : "=a"(ret)
+                             : "a"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3)
+                             : "memory");
+    else
+        __asm__ __volatile__("vmcall"
+                             : "=a"(ret)
+                             : "a"(nr), "b"(a0), "c"(a1), "d"(a2), "S"(a3)
+                             : "memory");
+    return ret;
+}
+
+static void kvm_setup(void)
+{
+    struct cpuid_leaf r;
+
+    use_vmmcall = boot_cpu.vendor == VENDOR_AMD ||
+                  boot_cpu.vendor == VENDOR_HYGON;
+    cpuid(hv_info.base + 1, &r);
+    features = r.a;
+    hints = r.d;
+    if ( (features >> KVM_FEATURE_STEAL_TIME) & 1 )
+        use_steal_time = !register_steal_time();
+    use_pv_flush = use_steal_time && kvm_pv_tlb_flush_usable(features, hints);
+    use_pv_ipi = (features >> KVM_FEATURE_PV_SEND_IPI) & 1;
+    if ( !use_pv_flush )
+        hypervisor_ops.flush_tlb = NULL;
+    if ( !use_pv_ipi )
+        hypervisor_ops.send_ipi_mask = NULL;
+}
+
+static int kvm_ap_setup(void)
+{
+    return use_steal_time ? register_steal_time() : 0;
+}
+
+static int kvm_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
+{
+    this_cpu()->flush.pv_flagged += kvm_flag_preempted(mask, area_of);
+    return cpumask_empty(mask) ? 0 : -EAGAIN;
+}
+
+/*
+ * KVM_HC_SEND_IPI (hypercalls.rst): a 128-bit bitmap of APIC ids from
+ * min, and the ICR's low word; one exit for up to 128 targets.
+ */
+static int kvm_send_ipi_mask(const cpumask_t *mask, unsigned int vector)
+{
+    uint64_t bits[2] = { 0, 0 };
+    uint32_t min = 0;
+    unsigned int cpu;
+    bool any = false;
+    long rc;
+
+    for_each_cpu ( cpu, mask )
+    {
+        uint32_t id = cpu_infos[cpu]->apic_id;
+
+        if ( any && id >= min + 128 )
+        {
+            rc = kvm_hypercall4(KVM_HC_SEND_IPI, bits[0], bits[1], min,
+                                APIC_DM_FIXED | vector);
+            if ( rc < 0 )
+                return (int)rc;
+            bits[0] = bits[1] = 0;
+            any = false;
+        }
+        if ( !any )
+        {
+            min = id;
+            any = true;
+        }
+        if ( id < min )
+            return -ERANGE;     /* APIC ids not ascending: unicast */
+        bits[(id - min) / 64] |= 1ull << ((id - min) % 64);
+    }
+    if ( !any )
+        return 0;
+    rc = kvm_hypercall4(KVM_HC_SEND_IPI, bits[0], bits[1], min,
+                        APIC_DM_FIXED | vector);
+    return rc < 0 ? (int)rc : 0;
+}
+
+static void kvm_describe(char *buf, size_t size)
+{
+    char offered[128];
+
+    kvm_feature_names(features, offered, sizeof(offered));
+    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s]", offered,
+              (hints >> KVM_HINTS_REALTIME) & 1 ? " (realtime hint)" : "",
+              use_steal_time ? "steal-time" : "",
+              use_pv_flush ? " pv-tlb-flush" : "",
+              use_pv_ipi ? " pv-send-ipi" : "");
+}
+
+const struct hypervisor_ops kvm_ops = {
+    .name = "kvm",
+    .setup = kvm_setup,
+    .ap_setup = kvm_ap_setup,
+    .flush_tlb = kvm_flush_tlb,
+    .send_ipi_mask = kvm_send_ipi_mask,
+    .describe = kvm_describe,
+};

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* KVM paravirtual interfaces (Linux Documentation/virt/kvm/x86/cpuid.rst, msr.rst). */
+#ifndef GUEST_KVM_H
+#define GUEST_KVM_H
+
+#include <shimk/cpumask.h>
+#include <shimk/types.h>
+
+/* Leaf base+1 EAX feature bits, EDX hint bits. */
+#define KVM_FEATURE_STEAL_TIME    5
+#define KVM_FEATURE_PV_EOI        6
+#define KVM_FEATURE_PV_UNHALT     7
+#define KVM_FEATURE_PV_TLB_FLUSH  9
+#define KVM_FEATURE_PV_SEND_IPI   11
+#define KVM_FEATURE_POLL_CONTROL  12
+#define KVM_FEATURE_PV_SCHED_YIELD 13
+#define KVM_HINTS_REALTIME        0
+
+#define MSR_KVM_STEAL_TIME 0x4b564d03
+#define KVM_MSR_ENABLED    1ull
+
+/* The steal-time area's preempted byte (msr.rst, MSR_KVM_STEAL_TIME). */
+#define KVM_VCPU_PREEMPTED (1u << 0)
+#define KVM_VCPU_FLUSH_TLB (1u << 1)
+
+#define KVM_HC_SEND_IPI 10
+
+/* 64 bytes, 64-byte aligned, shared with the host (msr.rst). */
+struct kvm_steal_time
+{
+    uint64_t steal;
+    uint32_t version;
+    uint32_t flags;
+    uint8_t preempted;
+    uint8_t pad0[3];
+    uint32_t pad[11];
+};
+
+/* Feature names offered, for the boot log ("steal-time pv-tlb-flush ..."). */
+void kvm_feature_names(uint32_t features, char *buf, size_t size);
+
+/*
+ * The PV TLB flush rule (pure; unit-tested): for every CPU in mask
+ * whose steal-time area says the host preempted it, set FLUSH_TLB in
+ * the same byte with a compare-and-swap, so the host flushes before it
+ * runs the vCPU again, and drop the CPU from mask.  The guest only ever
+ * adds FLUSH_TLB to a byte the host marked PREEMPTED (checklist item
+ * 18).  Returns the number of CPUs dropped; the rest need IPIs.
+ */
+unsigned int kvm_flag_preempted(cpumask_t *mask,
+                                struct kvm_steal_time *(*area_of)(unsigned int));
+
+/* Should shimk use PV TLB flush?  Linux's pv_tlb_flush_supported(). */
+bool kvm_pv_tlb_flush_usable(uint32_t features, uint32_t hints);
+
+#endif /* GUEST_KVM_H */
