@@ -64,7 +64,10 @@ uint32_t xen_version(void)
 
 bool xen_is_dom0(void)
 {
-    return xen_domid == 0;
+    /* The CPUID leaf says, when it has the domain id; else start info. */
+    if ( xen_domid >= 0 )
+        return xen_domid == 0;
+    return boot_info.pvh_flags & SIF_INITDOMAIN;
 }
 
 int xen_domain_id(void)
@@ -158,6 +161,7 @@ static void xen_setup(void)
     xen_ver = xen_version();
     read_hvm_leaf(&vcpu);
     this_cpu()->hv_vcpu_id = vcpu;
+    xen_console_init(!xen_is_dom0());
     if ( console_selected("xen", false) )
     {
         console_register(&console_io_sink);
@@ -193,9 +197,9 @@ static void xen_describe(char *buf, size_t size)
     size_t n = ksnprintf(buf, size, "%u.%u", xen_ver >> 16,
                          xen_ver & 0xffff);
 
+    n += ksnprintf(buf + n, size - n, " %s", xen_is_dom0() ? "dom0" : "domU");
     if ( xen_domid >= 0 )
-        n += ksnprintf(buf + n, size - n, " %s (domid %d)",
-                       xen_domid ? "domU" : "dom0", xen_domid);
+        n += ksnprintf(buf + n, size - n, " (domid %d)", xen_domid);
     n += ksnprintf(buf + n, size - n, ", offers HVMOP_flush_tlbs%s%s%s, "
                    "uses inline %s", hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
                                      ", x2APIC virt" : "",
@@ -208,13 +212,34 @@ static void xen_describe(char *buf, size_t size)
 
 static void xen_exit(int code)
 {
-    /*
-     * DESIGN.md section 6: reboot, not poweroff, which would leave a
-     * dom0-less Xen halted and QEMU running; under -no-reboot QEMU
-     * then exits.  The code itself already went to port 0xf4.
-     */
-    (void)code;
-    xen_shutdown(SHUTDOWN_reboot);
+    unsigned int reason;
+
+    if ( xen_is_dom0() )
+        /*
+         * DESIGN.md section 6: reboot, not poweroff, which would leave
+         * a dom0-less Xen halted and QEMU running; under -no-reboot QEMU
+         * then exits.  The code itself already went to port 0xf4.
+         */
+        reason = SHUTDOWN_reboot;
+    else
+        /*
+         * A domU has no isa-debug-exit: the toolstack sees the verdict
+         * as the shutdown reason (docs/xen-deployment.md).
+         */
+        switch ( code )
+        {
+        case 0:
+        case 38:
+            reason = SHUTDOWN_poweroff;
+            break;
+        case 1:
+            reason = SHUTDOWN_reboot;
+            break;
+        default:
+            reason = SHUTDOWN_crash;
+            break;
+        }
+    xen_shutdown(reason);
 }
 
 const struct hypervisor_ops xen_ops = {

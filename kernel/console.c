@@ -73,10 +73,41 @@ void console_unregister(struct console_sink *sink)
     spin_unlock_irqrestore(&console_lock, f);
 }
 
+/*
+ * Everything printed is also kept in a ring, so that a sink that only
+ * becomes usable later in boot (Xen's PV console, once memory is
+ * mapped) still gets the whole log: console_register_replay().
+ */
+#define LOG_RING_SIZE 16384
+static char log_ring[LOG_RING_SIZE];
+static uint64_t log_written;
+
 static void write_all(const char *s, size_t len)
 {
+    for ( size_t i = 0; i < len; i++ )
+        log_ring[(log_written + i) % LOG_RING_SIZE] = s[i];
+    log_written += len;
     for ( struct console_sink *c = sinks; c; c = c->next )
         c->write(s, len);
+}
+
+void console_register_replay(struct console_sink *sink)
+{
+    unsigned long f = spin_lock_irqsave(&console_lock);
+    uint64_t from = log_written > LOG_RING_SIZE ? log_written - LOG_RING_SIZE
+                                                : 0;
+
+    for ( uint64_t i = from; i < log_written; )
+    {
+        size_t off = i % LOG_RING_SIZE;
+        size_t n = MIN(LOG_RING_SIZE - off, (size_t)(log_written - i));
+
+        sink->write(log_ring + off, n);
+        i += n;
+    }
+    sink->next = sinks;
+    sinks = sink;
+    spin_unlock_irqrestore(&console_lock, f);
 }
 
 void console_write(const char *s, size_t len)

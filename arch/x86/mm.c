@@ -184,3 +184,8 @@ const void *ioremap_ro(paddr_t pa, size_t len)
 {
     return ioremap_flags(pa, len, 0);
 }
+
+void *ioremap_cache(paddr_t pa, size_t len)
+{
+    return ioremap_flags(pa, len, PTE_W);
+}

@@ -69,4 +69,7 @@ void *ioremap(paddr_t pa, size_t len);
 /* Map len bytes of firmware tables at pa, cached, read-only. */
 const void *ioremap_ro(paddr_t pa, size_t len);
 
+/* Map len bytes of memory shared with the L0 at pa, cached, writable. */
+void *ioremap_cache(paddr_t pa, size_t len);
+
 #endif /* ASM_PAGING_H */

@@ -41,6 +41,15 @@ int xen_fetch_memory_map(struct boot_info *bi);
 /* SCHEDOP_shutdown with a SHUTDOWN_* reason; returns only on failure. */
 int xen_shutdown(unsigned int reason);
 
+/* Early: keep the PV console's ring page out of the frame allocator. */
+void xen_console_reserve(struct boot_info *bi);
+
+/* After mm_init: register the PV console sink (default in a domU). */
+void xen_console_init(bool domu);
+
+/* Did xenconsoled stop draining the ring (output then dropped)? */
+bool xen_console_stuck(void);
+
 /* From CPUID leaf base+4, when Xen says (-1 otherwise). */
 int xen_domain_id(void);
 bool xen_is_dom0(void);

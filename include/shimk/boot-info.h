@@ -50,6 +50,7 @@ struct boot_info
 {
     enum boot_protocol protocol;
     uint32_t pvh_version;           /* PVH start info version */
+    uint32_t pvh_flags;             /* SIF_*: privileged, initial domain */
     bool mmap_from_hypervisor;      /* filled by XENMEM_memory_map */
 
     char cmdline[CMDLINE_MAX + 1];

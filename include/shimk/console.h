@@ -15,6 +15,12 @@ struct console_sink
 /* Add a sink; output printed before this call is not replayed. */
 void console_register(struct console_sink *sink);
 
+/*
+ * Add a sink and first give it everything printed since boot (the
+ * last 16 KiB), for sinks that come up late.
+ */
+void console_register_replay(struct console_sink *sink);
+
 /* Remove a sink, e.g. COM1 once Xen turns out to own the UART. */
 void console_unregister(struct console_sink *sink);
 

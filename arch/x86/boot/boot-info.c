@@ -42,6 +42,9 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
         panic("%s boot information at %#x is invalid: %s",
               boot_protocol_name(protocol), data_pa, errno_name(rc));
 
+    if ( hypervisor_type() == HV_XEN && IS_ENABLED(CONFIG_GUEST_XEN) )
+        xen_console_reserve(bi);
+
     if ( !bi->nr_mmap )
     {
         if ( hypervisor_type() != HV_XEN )

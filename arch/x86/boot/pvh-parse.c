@@ -70,6 +70,7 @@ int pvh_parse(struct boot_info *bi, paddr_t start_info_pa, phys_map_fn map)
 
     version = si->version;
     bi->pvh_version = version;
+    bi->pvh_flags = si->flags;
     if ( version >= 1 )
     {
         si = map(start_info_pa, sizeof(*si));
