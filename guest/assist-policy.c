@@ -25,6 +25,16 @@ enum assist_decision assist_decide(int8_t option, bool hook, int probe_rc)
     return probe_rc ? ASSIST_OFF_PROBE_FAILED : ASSIST_ON;
 }
 
+bool assist_measured_wins(uint64_t assist, uint64_t ipi_round_trip)
+{
+    /*
+     * A shootdown costs at least one IPI round trip plus the target's
+     * flush and acknowledgement, and more with every target; one L0
+     * flush covers all.  Twice the bare round trip is the break-even.
+     */
+    return ipi_round_trip && assist <= 2 * ipi_round_trip;
+}
+
 bool assist_forced_but_off(int8_t option, enum assist_decision d)
 {
     return option == 1 && d != ASSIST_ON;
@@ -42,6 +52,8 @@ const char *assist_decision_text(enum assist_decision d)
         return "off (the L0 offers no flush hook)";
     case ASSIST_OFF_PROBE_FAILED:
         return "off (the boot probe flush failed)";
+    case ASSIST_OFF_MEASURED:
+        return "off (measured: an L0 flush costs more than IPIs)";
     }
     return "?";
 }

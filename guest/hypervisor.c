@@ -13,6 +13,7 @@
 #include <asm/cpufeature.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
+#include <asm/tlb-measure.h>
 
 struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
@@ -35,6 +36,7 @@ string_param("assisted-flush-fault", opt_fault);
 static int fault_mode;      /* 0 none, else the injected -errno; 1 = every 3rd */
 static bool fault_armed;
 static enum assist_decision decision = ASSIST_OFF_NO_HOOK;
+static uint64_t assist_cost, ipi_cost;     /* measured, cycles; 0 if not */
 
 static void real_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 {
@@ -117,6 +119,14 @@ void hypervisor_setup(void)
         probe_rc = hypervisor_ops.flush_tlb(&none, NULL, FLUSH_TLB);
     }
     d = assist_decide(opt_assisted_flush, hook, probe_rc);
+    if ( d == ASSIST_ON && opt_assisted_flush < 0 )
+    {
+        /* No option: let this machine's costs decide (tlbbench, item 5). */
+        assist_cost = measure_assisted_flush(32);
+        ipi_cost = measure_self_ipi(32);
+        if ( !assist_measured_wins(assist_cost, ipi_cost) )
+            d = ASSIST_OFF_MEASURED;
+    }
     if ( d != ASSIST_ON )
         hypervisor_ops.flush_tlb = NULL;
     else
@@ -147,6 +157,29 @@ void hypervisor_setup(void)
 bool assist_fault_mode_set(void)
 {
     return fault_armed;
+}
+
+void hypervisor_policy_text(char *buf, size_t size)
+{
+    if ( assist_cost )
+        ksnprintf(buf, size, "assisted-flush=%d (measured: L0 flush %lu vs "
+                  "self-IPI round trip %lu cycles)", decision == ASSIST_ON,
+                  (unsigned long)assist_cost, (unsigned long)ipi_cost);
+    else
+    {
+        static const char *const why[] = {
+            [ASSIST_ON] = "probe flush worked",
+            [ASSIST_OFF_OPTION] = "option",
+            [ASSIST_OFF_NO_HOOK] = "no L0 flush hook",
+            [ASSIST_OFF_PROBE_FAILED] = "probe flush failed",
+            [ASSIST_OFF_MEASURED] = "measured",
+        };
+
+        ksnprintf(buf, size, "assisted-flush=%d (%s%s)", decision == ASSIST_ON,
+                  why[decision],
+                  decision == ASSIST_ON && opt_assisted_flush == 1 ?
+                      ", option" : "");
+    }
 }
 
 void hypervisor_print_line(void)

@@ -23,3 +23,5 @@ obj-y += kernel/sort.o
 obj-y += kernel/syscall.o
 obj-y += kernel/task.o
 obj-y += kernel/tlb-detect.o
+obj-y += kernel/bench-stats.o
+obj-y += kernel/tlbbench.o

@@ -201,6 +201,11 @@ void frame_free_deferred(paddr_t pa)
 
 paddr_t frame_alloc_user(void)
 {
+    return frame_alloc_user_mask(NULL);
+}
+
+paddr_t frame_alloc_user_mask(cpumask_t *flushed)
+{
     unsigned long f;
     uint32_t pfn, stamp;
     cpumask_t mask;
@@ -210,6 +215,8 @@ paddr_t frame_alloc_user(void)
     ASSERT(local_irq_is_enabled());
     f = spin_lock_irqsave(&frames_lock);
     pfn = dirty_head;
+    if ( flushed )
+        cpumask_clear(flushed);
     if ( pfn == FRAME_NONE )
     {
         spin_unlock_irqrestore(&frames_lock, f);
@@ -242,6 +249,8 @@ paddr_t frame_alloc_user(void)
         __atomic_fetch_add(&reuse_stats.flushes, 1, __ATOMIC_RELAXED);
         flush_area_mask(&mask, NULL, FLUSH_TLB | FLUSH_NO_ASSIST);
     }
+    if ( flushed )
+        cpumask_copy(flushed, &mask);
     memset(phys_to_virt(PFN_PHYS(pfn)), 0, PAGE_SIZE);
     return PFN_PHYS(pfn);
 }

@@ -15,6 +15,7 @@
 #include <shimk/sched.h>
 #include <shimk/string.h>
 #include <shimk/task.h>
+#include <shimk/tlbbench.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
@@ -55,6 +56,16 @@ static void print_banner(void)
         pr_info("shimk: command line: %s\n", boot_info.cmdline);
 }
 
+/* The two measured-or-forced decisions, with the figures behind them. */
+static void print_policy_line(void)
+{
+    char pge[128], assist[128];
+
+    global_pages_policy_text(pge, sizeof(pge));
+    hypervisor_policy_text(assist, sizeof(assist));
+    printk("shimk: policy %s %s\n", pge, assist);
+}
+
 /*
  * DESIGN.md section 5: one line, keys in this order; shimk adds
  * tsc-khz at the end.
@@ -70,11 +81,24 @@ static void print_boot_summary(void)
            (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, hypervisor_has_flush_tlb(),
            tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz);
     hypervisor_print_line();
+    print_policy_line();
+}
+
+/* The worse of two exit codes: panic > failure > success > skipped. */
+static int worse(int a, int b)
+{
+    static const int rank[] = { [EXIT_SUCCESS] = 1, [EXIT_TEST_FAILED] = 2,
+                                [EXIT_PANIC] = 3 };
+    int ra = a == EXIT_ALL_SKIPPED ? 0 : rank[a];
+    int rb = b == EXIT_ALL_SKIPPED ? 0 : rank[b];
+
+    return ra >= rb ? a : b;
 }
 
 static __noreturn void run_and_exit(void)
 {
-    const char *sel = ktest_selection();
+    const char *sel = ktest_selection(), *bench = bench_selection();
+    int code = EXIT_ALL_SKIPPED;
 
     if ( sel[0] )
     {
@@ -84,8 +108,12 @@ static __noreturn void run_and_exit(void)
                   "cmdline=\"%s\"", hv_type_name(hypervisor_type()),
                   boot_protocol_name(boot_info.protocol), nr_cpus_online,
                   boot_info.cmdline);
-        int code = ktest_run(sel, facts);
-
+        code = ktest_run(sel, facts);
+    }
+    if ( bench[0] )
+        code = worse(code, tlbbench_run(bench));
+    if ( sel[0] || bench[0] )
+    {
         flush_counters_print();
         machine_exit(code);
     }

@@ -72,7 +72,7 @@ struct detect_run
 
 static DEFINE_SPINLOCK(kwindow_lock);
 
-static void write_tag(paddr_t frame, uint64_t slot, uint64_t gen)
+void detect_write_tag(paddr_t frame, uint64_t slot, uint64_t gen)
 {
     struct detect_tag *tag = phys_to_virt(frame);
 
@@ -92,8 +92,9 @@ static paddr_t new_frame(struct detect_run *d)
 }
 
 /* Check one read; the same rule as user/detect.c. */
-static void check(struct detect_reader *r, const volatile struct detect_tag *tag,
-                  uint64_t slot, uint64_t want, bool lazy)
+void detect_check_tag(struct detect_reader *r,
+                      const volatile struct detect_tag *tag, uint64_t slot,
+                      uint64_t want, bool lazy)
 {
     uint64_t magic = tag->magic, s = tag->slot, gen = tag->gen;
 
@@ -123,10 +124,10 @@ static void kernel_reader(void *arg)
     {
         /* User slots, read from ring 0 in the task's space. */
         for ( unsigned int s = 0; s < d->cfg->user_slots; s++ )
-            check(r, (const void *)(SLOT_VA + s * PAGE_SIZE), s,
+            detect_check_tag(r, (const void *)(SLOT_VA + s * PAGE_SIZE), s,
                   READ_ONCE(d->ctl->gen[s]), lazy);
         for ( unsigned int s = 0; s < d->cfg->kernel_slots; s++ )
-            check(r, (const void *)(KWINDOW + s * PAGE_SIZE), s,
+            detect_check_tag(r, (const void *)(KWINDOW + s * PAGE_SIZE), s,
                   READ_ONCE(d->kctl.gen[s]), false);
         if ( ++rounds % opt_burst )
             continue;
@@ -145,7 +146,7 @@ static void remap_user(struct detect_run *d, unsigned int s, uint64_t gen,
     unsigned int flush;
     int rc;
 
-    write_tag(pa, s, gen);
+    detect_write_tag(pa, s, gen);
     if ( d->cfg->mode == DETECT_LAZY )
         flush = 0;
     else
@@ -169,7 +170,7 @@ static void remap_kernel(struct detect_run *d, unsigned int s, uint64_t gen,
     uint64_t *e;
     uint64_t old;
 
-    write_tag(pa, s, gen);
+    detect_write_tag(pa, s, gen);
     spin_lock(&kwindow_lock);
     e = pt_leaf(kernel_root, va, PT_ORDER_4K);
     old = __atomic_exchange_n(e, pa | PTE_P | kernel_pte_nx |
@@ -285,7 +286,7 @@ static int setup(struct detect_run *d)
     {
         paddr_t pa = new_frame(d);
 
-        write_tag(pa, s, 1);
+        detect_write_tag(pa, s, 1);
         d->ctl->gen[s] = 1;
         if ( aspace_map(d->task->as, SLOT_VA + s * PAGE_SIZE, pa, ORDER_4K,
                         PROT_READ) )
@@ -295,7 +296,7 @@ static int setup(struct detect_run *d)
     {
         paddr_t pa = new_frame(d);
 
-        write_tag(pa, s, 1);
+        detect_write_tag(pa, s, 1);
         d->kctl.gen[s] = 1;
         if ( pt_map(kernel_root, KWINDOW + s * PAGE_SIZE, pa, PT_ORDER_4K,
                     kernel_pte_nx | kernel_pte_global) )

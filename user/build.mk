@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # User programs: built position independent, linked into the kernel image.
 
+user-y += user/churn.o
 user-y += user/crash.o
 user-y += user/detect.o
 user-y += user/fuzz.o

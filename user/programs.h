@@ -55,6 +55,15 @@ struct mm_args
 };
 void user_mm(void *arg);
 
+/* tlbbench churn (user/churn.c): thread i runs on CPU i. */
+struct churn_args
+{
+    uint64_t nthreads, rounds, pages;       /* in */
+    volatile uint64_t started, finished, errors;
+    uint64_t cycles[16], ops[16];           /* out, per thread */
+};
+void user_churn(void *arg);
+
 /* Threads of one space on several CPUs at once. */
 #define THREADS_MAX 16
 struct threads_args

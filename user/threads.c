@@ -11,6 +11,16 @@ static void worker(void *arg)
 
     a->cpu_of[me] = (uint64_t)sys_cpu();
     __atomic_fetch_add(&a->started, 1, __ATOMIC_SEQ_CST);
+    /*
+     * Start together (bounded): on an overcommitted host a vCPU may not
+     * run for milliseconds, longer than the counting takes, and threads
+     * that start apart never overlap.  Threads sharing a CPU get there
+     * by preemption.
+     */
+    for ( uint64_t spin = 0;
+          __atomic_load_n(&a->started, __ATOMIC_ACQUIRE) < a->nthreads &&
+          spin < (1ull << 26); spin++ )
+        __asm__ __volatile__("pause");
     for ( uint64_t i = 0; i < a->rounds; i++ )
     {
         a->counter[me]++;

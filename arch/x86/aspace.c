@@ -264,11 +264,17 @@ void aspace_switch(struct aspace *as)
      * could walk them (the bit set is a locked, fencing RMW).
      */
     if ( as )
+    {
+        /* Not clean once user entries can come: fenced before the load. */
+        __atomic_store_n(&ci->tlb_clean, false, __ATOMIC_SEQ_CST);
         cpumask_set_cpu(ci->cpu, &as->cpus);
+    }
     switch_cr3(as ? as->root : kernel_root);
     ci->aspace = as;
     if ( prev )
         cpumask_clear_cpu(ci->cpu, &prev->cpus);
+    if ( !as )
+        __atomic_store_n(&ci->tlb_clean, true, __ATOMIC_RELEASE);
 }
 
 bool aspace_user_range_ok(struct aspace *as, vaddr_t va, size_t len,

@@ -32,3 +32,4 @@ obj-y += arch/x86/tlb-clock.o
 obj-y += arch/x86/aspace.o
 obj-y += arch/x86/syscall.o
 obj-y += arch/x86/uaccess.o
+obj-y += arch/x86/tlb-measure.o

@@ -19,6 +19,21 @@ bool global_pages_resolve(int8_t option, bool cpu_has_pge,
     return global_pages_default(vendor, virtualized);
 }
 
+bool global_pages_measured(uint64_t pge_pair, uint64_t invpcid, uint64_t cr3)
+{
+    /* The full flush that must drop globals: INVPCID, else the CR4 pair. */
+    uint64_t global_flush = invpcid ? invpcid : pge_pair;
+
+    if ( !pge_pair )
+        return false;   /* no PGE at all */
+    /*
+     * Global kernel entries survive every CR3 switch, so they are worth
+     * a full flush a quarter dearer than a CR3 reload; beyond that the
+     * CR4 writes are exits (SVM) and cost more than the refills saved.
+     */
+    return global_flush * 4 <= cr3 * 5;
+}
+
 int flush_order(unsigned int flags)
 {
     if ( !(flags & FLUSH_ORDER_MASK) )

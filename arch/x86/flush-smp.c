@@ -31,6 +31,7 @@
 static void invalidate_interrupt(struct cpu_regs *regs)
 {
     struct cpu_info *ci = this_cpu();
+    uint64_t start = rdtsc();
     unsigned int from;
 
     ci->flush.ipis_received++;
@@ -44,6 +45,7 @@ static void invalidate_interrupt(struct cpu_regs *regs)
         flush_area_local(init->flush_req.va, init->flush_req.flags);
         cpumask_clear_cpu(ci->cpu, &init->flush_req.pending);
     }
+    ci->flush.handler_cycles += rdtsc() - start;
 }
 
 void flush_smp_init(void)
@@ -75,6 +77,7 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
 {
     struct cpu_info *ci = this_cpu();
     unsigned int self = ci->cpu, cpu;
+    uint64_t start;
     cpumask_t remote;
 
     if ( cpumask_test_cpu(self, mask) )
@@ -89,6 +92,7 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     ASSERT(local_irq_is_enabled());
     ASSERT(!ci->irq_depth);
     ci->flush.remote_requests++;
+    start = rdtsc();
 
     if ( unlikely(tlb_debug_skip_remote) )
     {
@@ -128,5 +132,6 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     wait_acks(ci);
 
 out:
+    ci->flush.flush_cycles += rdtsc() - start;
     tlb_clock_maybe_wrap();
 }

@@ -75,8 +75,11 @@ static uint32_t pre_flush(void)
 
 static void post_flush(uint32_t t)
 {
+    struct cpu_info *ci = this_cpu();
+
     if ( tlb_clock_enabled )
-        __atomic_store_n(&this_cpu()->tlbflush_time, t, __ATOMIC_RELEASE);
+        __atomic_store_n(&ci->tlbflush_time, t, __ATOMIC_RELEASE);
+    WRITE_ONCE(ci->full_flushes, ci->full_flushes + 1);
 }
 
 unsigned int flush_area_local(const void *va, unsigned int flags)
@@ -161,9 +164,20 @@ void tlb_clock_maybe_wrap(void)
     __atomic_store_n(&tlbflush_clock, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * A CPU still on the kernel's root since its last full flush holds no
+ * user entry at all: as good as a stamp newer than any last use.  This
+ * goes beyond Xen's clock, which flushes idle CPUs whose stamp is old;
+ * aspace_switch() clears the flag, with a fence, before it loads a user
+ * root, and that load stamps the CPU anew anyway.
+ */
 static uint32_t stamp_of(unsigned int cpu)
 {
-    return __atomic_load_n(&cpu_infos[cpu]->tlbflush_time, __ATOMIC_ACQUIRE);
+    const struct cpu_info *ci = cpu_infos[cpu];
+
+    if ( __atomic_load_n(&ci->tlb_clean, __ATOMIC_ACQUIRE) )
+        return UINT32_MAX;
+    return __atomic_load_n(&ci->tlbflush_time, __ATOMIC_ACQUIRE);
 }
 
 unsigned int tlb_clock_filter(cpumask_t *mask, uint32_t lastuse)
@@ -180,6 +194,8 @@ void flush_init(void)
     struct cpu_info *ci = this_cpu();
 
     use_invpcid = opt_invpcid && boot_cpu.invpcid;
+    /* mm_init() loaded the kernel root: no user entry exists yet. */
+    ci->tlb_clean = true;
     tlb_clock_mask = opt_clock_bits >= 32 ? 0xffffffffu
                                           : (1u << opt_clock_bits) - 1;
     ci->cr4 = read_cr4();

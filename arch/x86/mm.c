@@ -12,8 +12,10 @@
 #include <asm/flush-policy.h>
 #include <asm/flushtlb.h>
 #include <asm/smp.h>
+#include <asm/tlb-measure.h>
 #include <asm/page.h>
 #include <asm/paging.h>
+#include <asm/percpu.h>
 #include <asm/processor.h>
 
 paddr_t kernel_root;
@@ -22,6 +24,22 @@ uint64_t kernel_pte_nx;
 
 static int8_t opt_global_pages = -1;
 tristate_param("global-pages", opt_global_pages);
+static uint64_t pge_cost, invpcid_cost, cr3_cost;  /* measured, cycles */
+
+void global_pages_policy_text(char *buf, size_t size)
+{
+    bool on = kernel_pte_global != 0;
+
+    if ( cr3_cost )
+        ksnprintf(buf, size, "global-pages=%d (measured: PGE toggle pair "
+                  "%lu, INVPCID %lu, CR3 reload %lu cycles)", on,
+                  (unsigned long)pge_cost, (unsigned long)invpcid_cost,
+                  (unsigned long)cr3_cost);
+    else
+        ksnprintf(buf, size, "global-pages=%d (%s)", on,
+                  opt_global_pages >= 0 ? "option" :
+                  boot_cpu.pge ? "default" : "no PGE");
+}
 
 static DEFINE_SPINLOCK(ioremap_lock);
 static vaddr_t ioremap_next = IOREMAP_BASE;
@@ -114,6 +132,18 @@ void mm_init(const struct boot_info *bi)
                                boot_cpu.vendor, boot_cpu.hypervisor);
     if ( opt_global_pages == 1 && !boot_cpu.pge )
         pr_warn("global-pages=1 but the CPU has no PGE (kept 0)\n");
+    if ( opt_global_pages < 0 && boot_cpu.pge )
+    {
+        /*
+         * No option: measure instead of trusting the vendor rule (Xen
+         * guesses that CR4 writes trap on AMD; here we time them).
+         */
+        this_cpu()->cr4 = read_cr4();
+        pge_cost = measure_pge_toggle(64);
+        invpcid_cost = measure_invpcid_all(64);
+        cr3_cost = measure_cr3_reload(64);
+        pge = global_pages_measured(pge_cost, invpcid_cost, cr3_cost);
+    }
     kernel_pte_global = pge ? PTE_G : 0;
 
     kernel_root = frame_alloc();

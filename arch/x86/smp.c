@@ -139,6 +139,7 @@ static __noreturn void ap_entry(struct cpu_info *ci)
     write_cr3(kernel_root);
     write_cr4(bsp_cr4);
     ci->cr4 = bsp_cr4;
+    ci->tlb_clean = true;   /* on the kernel root, nothing else loaded yet */
     apic_init_ap();
     if ( apic_id() != ci->apic_id )
         panic("AP started as APIC id %u, expected %u", apic_id(),

@@ -21,4 +21,11 @@ bool global_pages_default(enum cpu_vendor vendor, bool virtualized);
 bool global_pages_resolve(int8_t option, bool cpu_has_pge,
                           enum cpu_vendor vendor, bool virtualized);
 
+/*
+ * The measured choice, when global-pages= is absent: keep global pages
+ * when the full flush that drops them (INVPCID type 2, else the CR4.PGE
+ * write pair; cycles, 0 if absent) costs at most 5/4 of a CR3 reload.
+ */
+bool global_pages_measured(uint64_t pge_pair, uint64_t invpcid, uint64_t cr3);
+
 #endif /* ASM_FLUSH_POLICY_H */

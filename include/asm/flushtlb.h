@@ -160,6 +160,8 @@ struct flush_counters
     uint64_t clock_wraps;               /* wraps this CPU led */
     uint64_t stale_reads;               /* seen by the stale-TLB detector */
     uint64_t wait_cycles;               /* initiator waiting for acks */
+    uint64_t flush_cycles;              /* in flush_area_mask, remote part */
+    uint64_t handler_cycles;            /* in the flush IPI handler */
     uint64_t skipped_remote;            /* debug switch: flushes not sent */
 };
 

@@ -49,6 +49,9 @@ extern paddr_t kernel_root;
 /* Flags for kernel mappings: PTE_G when global pages are enabled. */
 extern uint64_t kernel_pte_global;
 
+/* "global-pages=N (why)", for the boot policy line. */
+void global_pages_policy_text(char *buf, size_t size);
+
 /* Make the __ro_after_init data read-only, on every CPU; end of boot. */
 void mark_ro_after_init(void);
 

@@ -47,6 +47,12 @@ struct cpu_info
     /* TLB state (arch/x86/flushtlb.c, arch/x86/flush-smp.c). */
     unsigned long cr4;              /* shadow: CR4 reads can exit */
     uint32_t tlbflush_time;         /* TLB clock stamp of the last flush */
+    /*
+     * On the kernel's own root since its last full flush: no user entry
+     * can be cached here, whatever the stamp says (aspace_switch()).
+     */
+    bool tlb_clean;
+    uint64_t full_flushes;          /* count, for tlbbench's oracle */
     bool tlb_wrap_pending;          /* this CPU wrapped the clock */
     struct flush_counters flush;
     struct

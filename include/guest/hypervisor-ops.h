@@ -82,6 +82,9 @@ void hypervisor_setup(void);
  */
 void hypervisor_print_line(void);
 
+/* "assisted-flush=N (why)", for the boot policy line. */
+void hypervisor_policy_text(char *buf, size_t size);
+
 /* Errors injected into the flush hook by assisted-flush-fault=. */
 extern uint64_t assist_faults_injected;
 bool assist_fault_mode_set(void);

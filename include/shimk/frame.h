@@ -4,6 +4,7 @@
 #define SHIMK_FRAME_H
 
 #include <shimk/boot-info.h>
+#include <shimk/cpumask.h>
 #include <shimk/types.h>
 
 #define FRAME_NONE UINT32_MAX
@@ -81,6 +82,9 @@ void frame_free_deferred(paddr_t pa);
  * clean one.  Returns 0 when memory is exhausted.
  */
 paddr_t frame_alloc_user(void);
+
+/* The same, saying which other CPUs had to be flushed (tlbbench). */
+paddr_t frame_alloc_user_mask(cpumask_t *flushed);
 
 /*
  * 2 MiB of contiguous, aligned frames for superpage mappings, from a

@@ -44,6 +44,20 @@ struct detect_result
     bool bad_kernel_mode;
 };
 
+struct detect_reader;
+struct detect_tag;
+
+/* A tag for slot and generation in frame (user/programs.h layout). */
+void detect_write_tag(paddr_t frame, uint64_t slot, uint64_t gen);
+
+/*
+ * Check one read of a slot against the generation published before it
+ * (lazy: only the slot must match); counts reads and stale reads in r.
+ */
+void detect_check_tag(struct detect_reader *r,
+                      const volatile struct detect_tag *tag, uint64_t slot,
+                      uint64_t want, bool lazy);
+
 /* Run once; returns 0, or a negative errno if it could not be set up. */
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r);
 

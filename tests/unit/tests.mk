@@ -61,3 +61,7 @@ unit-assist-policy-src := tests/unit/test-assist-policy.c \
 unit-tests += kvm-pv
 unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm-pv.c kernel/cpumask.c \
                    kernel/vsnprintf.c
+
+unit-tests += bench-stats
+unit-bench-stats-src := tests/unit/test-bench-stats.c kernel/bench-stats.c \
+                        kernel/sort.c
