@@ -10,9 +10,11 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
+#include <shimk/time.h>
 #include <asm/cpufeature.h>
 #include <asm/cpuid.h>
 #include <asm/percpu.h>
+#include <asm/processor.h>
 #include <xen/arch-x86/cpuid.h>
 #include <xen/hvm/hvm_op.h>
 #include <xen/memory.h>
@@ -187,9 +189,56 @@ static int xen_ap_setup(void)
  * (checklist item 10).  Xen may turn a busy case into a continuation
  * that the guest never sees (checklist item 12).
  */
-static int xen_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
+static int hvmop_flush_tlbs(void)
 {
     return (int)xen_hypercall2(__HYPERVISOR_hvm_op, HVMOP_flush_tlbs, NULL);
+}
+
+/*
+ * Because one call flushes every vCPU, one call serves every request
+ * made before it began: concurrent initiators share calls instead of
+ * each making its own (each call makes Xen flush every pCPU the domain
+ * runs on, and waits for them).  Requests are numbered; whoever holds
+ * the flusher flag notes the newest number, calls Xen, and publishes
+ * that number as covered.  A request is done once the covered number
+ * reaches it.  Ordering: a caller's PTE writes come before its number
+ * (a locked RMW), the number is read before the call (a VMCALL is
+ * serializing), and the covered number is published only after the
+ * call returned, so covered >= n means a flush began after request n.
+ */
+static uint64_t flush_requested, flush_covered;
+static bool flush_busy;
+
+static int xen_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
+{
+    uint64_t mine = __atomic_add_fetch(&flush_requested, 1, __ATOMIC_SEQ_CST);
+    uint64_t start = rdtsc();
+    bool called = false;
+
+    while ( __atomic_load_n(&flush_covered, __ATOMIC_ACQUIRE) < mine )
+    {
+        if ( !__atomic_test_and_set(&flush_busy, __ATOMIC_ACQUIRE) )
+        {
+            uint64_t upto = __atomic_load_n(&flush_requested,
+                                            __ATOMIC_SEQ_CST);
+            int rc = hvmop_flush_tlbs();
+
+            if ( !rc )
+                __atomic_store_n(&flush_covered, upto, __ATOMIC_RELEASE);
+            __atomic_clear(&flush_busy, __ATOMIC_RELEASE);
+            if ( rc )
+                return rc;  /* the caller falls back to IPIs */
+            called = true;
+            continue;
+        }
+        /* Bounded: the holder is one hypercall away from done. */
+        if ( rdtsc() - start > ms_to_cycles(WAIT_BOUND_MS) )
+            return -ETIMEDOUT;
+        cpu_relax();
+    }
+    if ( !called )
+        this_cpu()->flush.assisted_shared++;
+    return 0;
 }
 
 static void xen_describe(char *buf, size_t size)

@@ -59,7 +59,7 @@ static void print_banner(void)
 /* The two measured-or-forced decisions, with the figures behind them. */
 static void print_policy_line(void)
 {
-    char pge[128], assist[128];
+    char pge[160], assist[192];
 
     global_pages_policy_text(pge, sizeof(pge));
     hypervisor_policy_text(assist, sizeof(assist));

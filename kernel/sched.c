@@ -374,6 +374,31 @@ void thread_sleep_us(uint64_t us)
     local_irq_restore(f);
 }
 
+const char *sched_running_on(unsigned int cpu)
+{
+    const struct thread *t = READ_ONCE(runqueues[cpu].current);
+
+    return t ? t->name : "nothing";
+}
+
+void thread_halt_us(uint64_t us)
+{
+    unsigned long f = local_irq_save();
+    struct runqueue *rq = this_rq();
+    uint64_t until = rdtsc() + us_to_cycles(us);
+
+    /* The scheduler's own next event stays armed when it comes first. */
+    if ( (!rq->slice_end || rq->slice_end > until) &&
+         (!rq->sleepers || rq->sleepers->wake_at > until) )
+        apic_timer_oneshot(MAX(us, (uint64_t)1));
+    if ( !READ_ONCE(rq->head) && !rq->need_resched )
+        safe_halt();
+    /* Any interrupt ended the halt: put the scheduler's timer back. */
+    local_irq_disable();
+    rearm_timer(rq);
+    local_irq_restore(f);
+}
+
 void sched_init(void)
 {
     struct runqueue *rq = &runqueues[0];

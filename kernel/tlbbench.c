@@ -58,7 +58,7 @@ struct profile
 
 static const struct profile profiles[] = {
     { "quick", 3, 60, 150, 64, 48, false, false },
-    { "full", 5, 400, 600, 256, 256, true, true },
+    { "full", 5, 400, 200, 256, 256, true, true },
 };
 
 /* A way of flushing, switched at run time. */
@@ -66,6 +66,7 @@ struct mode
 {
     const char *name;
     int8_t shorthand, assist, pge;      /* -1: as booted */
+    int8_t invpcid;                     /* -1: as booted */
 };
 
 enum { WL_REMAP, WL_GLOBAL, WL_CHURN };
@@ -92,7 +93,8 @@ static unsigned int nr_modes, m_unicast, m_allbut, m_assist = ~0u;
 static unsigned int m_pge_on = ~0u, m_pge_off = ~0u, m_measured = ~0u;
 /* Churn runs under every fixed (global pages, assisted) setting. */
 static unsigned int churn_modes[4], nr_churn_modes;
-static bool boot_shorthand, boot_assist, boot_pge;
+static bool boot_shorthand, boot_assist, boot_pge, boot_invpcid;
+static unsigned int m_invpcid_on = ~0u, m_invpcid_off = ~0u;
 static char hv_name[16];
 
 /* --- output --- */
@@ -130,6 +132,9 @@ static void apply(const struct mode *m)
     if ( m->pge >= 0 && (read_cr4() & X86_CR4_PGE) != (m->pge ? X86_CR4_PGE
                                                               : 0) )
         tlb_set_global_pages(m->pge);
+    /* Read by every CPU at each full flush: a plain switch is enough. */
+    if ( m->invpcid >= 0 )
+        WRITE_ONCE(use_invpcid, m->invpcid && boot_cpu.invpcid);
 }
 
 static void restore(void)
@@ -138,13 +143,14 @@ static void restore(void)
     assist_enabled = boot_assist;
     if ( !!(read_cr4() & X86_CR4_PGE) != boot_pge )
         tlb_set_global_pages(boot_pge);
+    WRITE_ONCE(use_invpcid, boot_invpcid);
 }
 
 static unsigned int add_mode(const char *name, int sh, int assist, int pge)
 {
     BUG_ON(nr_modes == MAX_MODES);
     modes[nr_modes] = (struct mode){ name, (int8_t)sh, (int8_t)assist,
-                                     (int8_t)pge };
+                                     (int8_t)pge, -1 };
     return nr_modes++;
 }
 
@@ -204,28 +210,43 @@ struct remap_env
     uint64_t gen[SLOTS];
     volatile bool stop;
     struct thread *readers[NR_CPUS];
+    volatile uint64_t rounds[NR_CPUS];   /* per reader, for a stuck one */
+    volatile bool halted[NR_CPUS];
+    volatile uint64_t longest_halt[NR_CPUS];    /* cycles */
 };
 
 #define SLOT0 (USER_HEAP_VA + 0x20000000)
+/* Long enough to free the host CPU, short enough to check assisted blocks. */
+#define READER_HALT_US 200
 
 static void remap_reader(void *arg)
 {
     struct remap_env *e = arg;
     struct detect_reader *r = &e->rd[smp_processor_id()];
-    unsigned int round = 0;
 
     /*
-     * Spin, never halt: a halted reader's CPU would switch to the
-     * kernel's root, leave the space's CPU mask, and stop being a
-     * target, and the block would not measure n targets any more.
+     * Read every slot, then halt until the next interrupt (a flush IPI)
+     * or READER_HALT_US, in the space (thread_halt_us()): the CPU stays
+     * a target, its TLB holds the slots, and a halted vCPU does not
+     * take the host CPU that the initiator and the other targets need.
+     * Spinning readers on more vCPUs than host CPUs measured the host's
+     * scheduler tick (4 ms steps), not the flush.
      */
     while ( !READ_ONCE(e->stop) )
     {
         for ( unsigned int s = 0; s < SLOTS; s++ )
             detect_check_tag(r, (const void *)(SLOT0 + s * PAGE_SIZE), s,
                              READ_ONCE(e->gen[s]), false);
-        if ( !(++round % 64) )
-            cpu_relax();
+        unsigned int me = smp_processor_id();
+        uint64_t t0 = rdtsc();
+
+        e->rounds[me]++;
+        e->halted[me] = true;
+        thread_halt_us(READER_HALT_US);
+        e->halted[me] = false;
+        t0 = rdtsc() - t0;
+        if ( t0 > e->longest_halt[me] )
+            e->longest_halt[me] = t0;
     }
 }
 
@@ -329,10 +350,24 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
     restore();
 
     WRITE_ONCE(e->stop, true);
+    /* Wake halted readers now rather than at their timer. */
+    for_each_cpu ( cpu, &tg )
+        send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
     for_each_cpu ( cpu, &tg )
     {
         if ( thread_join(e->readers[cpu], WAIT_BOUND_MS) )
-            panic("tlbbench: reader on CPU%u did not stop", cpu);
+            panic("tlbbench: reader on CPU%u did not stop (%s, %lu rounds, "
+                  "%s, running %s, longest halt %lu us)", cpu,
+                  modes[c->mode].name, (unsigned long)e->rounds[cpu],
+                  e->halted[cpu] ? "halted" : "not halted",
+                  sched_running_on(cpu),
+                  (unsigned long)(cycles_to_ns(e->longest_halt[cpu]) / 1000));
+        /* A timer that fires late leaves a reader blind meanwhile. */
+        if ( e->longest_halt[cpu] > ms_to_cycles(1000) )
+            pr_warn("tlbbench: reader on CPU%u halted %lu us at once (%s)\n",
+                    cpu,
+                    (unsigned long)(cycles_to_ns(e->longest_halt[cpu]) /
+                                    1000), modes[c->mode].name);
         stale += e->rd[cpu].stale;
     }
     lat_summarize(lat, flushes, &c->rep_lat[rep]);
@@ -362,6 +397,9 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
 
 /* --- churn: user threads on every CPU map, touch and unmap --- */
 
+/* The most one churn block may take (its threads stop at this deadline). */
+#define CHURN_BLOCK_MS 3000
+
 static void churn_block(struct cell *c, const struct profile *pf,
                         unsigned int rep)
 {
@@ -377,10 +415,18 @@ static void churn_block(struct cell *c, const struct profile *pf,
     apply(&modes[c->mode]);
     flush_counters_total(&c0);
     start = rdtsc();
+    a->deadline = start + ms_to_cycles(CHURN_BLOCK_MS);
     if ( task_run(tk, user_churn, 0) < 0 )
         panic("tlbbench: churn task did not start");
     while ( !READ_ONCE(tk->done) )
+    {
+        if ( rdtsc() - start > ms_to_cycles(CHURN_BLOCK_MS + WAIT_BOUND_MS) )
+            panic("tlbbench: churn block (%s) still running %u ms after "
+                  "its deadline: %lu of %u threads finished",
+                  modes[c->mode].name, WAIT_BOUND_MS,
+                  (unsigned long)a->finished, n);
         thread_sleep_us(500);
+    }
     wall = rdtsc() - start;
     flush_counters_total(&c1);
     restore();
@@ -625,6 +671,12 @@ static void plan(const struct profile *pf)
     {
         new_cell(WL_GLOBAL, m_pge_on, others, 0);
         new_cell(WL_GLOBAL, m_pge_off, others, 0);
+    }
+    /* INVPCID type 2 against the PGE toggle (or CR3), where present. */
+    if ( others && m_invpcid_on != ~0u )
+    {
+        new_cell(WL_GLOBAL, m_invpcid_on, others, 0);
+        new_cell(WL_GLOBAL, m_invpcid_off, others, 0);
     }
     /* Churn under every fixed setting, and under the boot's own choice. */
     if ( others )
@@ -928,6 +980,7 @@ int tlbbench_run(const char *spec)
     boot_shorthand = ipi_shorthand_enabled;
     boot_assist = assist_enabled && hypervisor_ops.flush_tlb;
     boot_pge = read_cr4() & X86_CR4_PGE;
+    boot_invpcid = use_invpcid;
     printk("TLBB v=1 hv=%s cpus=%u tsc_khz=%lu kind=start profile=%s "
            "role=%s x2apic=%d pge=%d invpcid=%d assisted=%d clock=%d "
            "clock_bits=%u\n", hv_name, nr_cpus_online,
@@ -950,6 +1003,13 @@ int tlbbench_run(const char *spec)
     {
         m_pge_on = add_mode("ipi-pge-on", -1, 0, 1);
         m_pge_off = add_mode("ipi-pge-off", -1, 0, 0);
+    }
+    if ( boot_cpu.invpcid )
+    {
+        m_invpcid_on = add_mode("ipi-invpcid-on", -1, 0, -1);
+        modes[m_invpcid_on].invpcid = 1;
+        m_invpcid_off = add_mode("ipi-invpcid-off", -1, 0, -1);
+        modes[m_invpcid_off].invpcid = 0;
     }
     m_measured = add_mode("boot-policy", -1, -1, -1);
     add_churn_modes();

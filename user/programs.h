@@ -59,6 +59,7 @@ void user_mm(void *arg);
 struct churn_args
 {
     uint64_t nthreads, rounds, pages;       /* in */
+    uint64_t deadline;                      /* in: TSC; stop rounds then */
     volatile uint64_t started, finished, errors;
     uint64_t cycles[16], ops[16];           /* out, per thread */
 };

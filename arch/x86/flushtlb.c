@@ -255,11 +255,12 @@ void flush_counters_print(void)
             (unsigned long)c.local[FLUSH_KIND_INVPCID_ALL],
             (unsigned long)c.local[FLUSH_KIND_INVPCID_NONGLOBAL]);
     pr_info("tlb: remote requests %lu, flush IPIs sent %lu taken %lu, "
-            "assisted %lu ok %lu failed, %lu kept off L0 (no-assist), "
+            "assisted %lu ok (%lu shared) %lu failed, %lu kept off L0 "
+            "(no-assist), "
             "clock skips %lu wraps %lu, stale reads %lu\n",
             (unsigned long)c.remote_requests, (unsigned long)c.ipi_targets,
             (unsigned long)c.ipis_received, (unsigned long)c.assisted_ok,
-            (unsigned long)c.assisted_failed,
+            (unsigned long)c.assisted_shared, (unsigned long)c.assisted_failed,
             (unsigned long)c.no_assist_forced, (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
 }

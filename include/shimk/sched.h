@@ -71,9 +71,20 @@ void yield(void);
  */
 void thread_sleep_us(uint64_t us);
 
+/*
+ * Halt this CPU for at most us microseconds, or until any interrupt,
+ * without switching away: the thread's address space stays loaded, so
+ * the CPU stays in its mask and remains a flush target.  A halted vCPU
+ * leaves its physical CPU to others, which a spinning one does not.
+ */
+void thread_halt_us(uint64_t us);
+
 __noreturn void thread_exit(void);
 
 struct thread *current_thread(void);
+
+/* The name of the thread cpu runs now (for diagnostics; racy). */
+const char *sched_running_on(unsigned int cpu);
 
 /* Threads runnable on cpu, the running one excluded. */
 unsigned int sched_queued(unsigned int cpu);
