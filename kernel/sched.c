@@ -381,7 +381,7 @@ const char *sched_running_on(unsigned int cpu)
     return t ? t->name : "nothing";
 }
 
-void thread_halt_us(uint64_t us)
+void thread_halt_us(uint64_t us, const volatile bool *done)
 {
     unsigned long f = local_irq_save();
     struct runqueue *rq = this_rq();
@@ -391,7 +391,12 @@ void thread_halt_us(uint64_t us)
     if ( (!rq->slice_end || rq->slice_end > until) &&
          (!rq->sleepers || rq->sleepers->wake_at > until) )
         apic_timer_oneshot(MAX(us, (uint64_t)1));
-    if ( !READ_ONCE(rq->head) && !rq->need_resched )
+    /*
+     * With interrupts off: an IPI sent after *done was set is pending by
+     * now, and ends the HLT at once; so a waker that sets *done and
+     * then sends any IPI never depends on the timer.
+     */
+    if ( !READ_ONCE(rq->head) && !rq->need_resched && !(done && *done) )
         safe_halt();
     /* Any interrupt ended the halt: put the scheduler's timer back. */
     local_irq_disable();

@@ -242,7 +242,7 @@ static void remap_reader(void *arg)
 
         e->rounds[me]++;
         e->halted[me] = true;
-        thread_halt_us(READER_HALT_US);
+        thread_halt_us(READER_HALT_US, &e->stop);
         e->halted[me] = false;
         t0 = rdtsc() - t0;
         if ( t0 > e->longest_halt[me] )
@@ -350,7 +350,7 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
     restore();
 
     WRITE_ONCE(e->stop, true);
-    /* Wake halted readers now rather than at their timer. */
+    /* Wake halted readers: thread_halt_us() cannot miss this. */
     for_each_cpu ( cpu, &tg )
         send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
     for_each_cpu ( cpu, &tg )

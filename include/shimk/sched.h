@@ -76,8 +76,12 @@ void thread_sleep_us(uint64_t us);
  * without switching away: the thread's address space stays loaded, so
  * the CPU stays in its mask and remains a flush target.  A halted vCPU
  * leaves its physical CPU to others, which a spinning one does not.
+ * No halt at all once *done (may be NULL) is set: a waker sets it, then
+ * sends an IPI, and cannot be missed.  The timer is only a backstop
+ * (under Xen in TCG a vCPU's one-shot timer was seen to fire 50 ms late,
+ * and now and then not at all).
  */
-void thread_halt_us(uint64_t us);
+void thread_halt_us(uint64_t us, const volatile bool *done);
 
 __noreturn void thread_exit(void);
 
