@@ -67,3 +67,17 @@ uint64_t ratio_milli(uint64_t a, uint64_t b)
         return 0;
     return (a * 1000 + b / 2) / b;
 }
+
+uint64_t paired_ratio_milli(const uint64_t *a, const uint64_t *b,
+                            unsigned int n)
+{
+    uint64_t r[64];
+    struct rep_summary sum;
+
+    if ( n > 64 )
+        n = 64;
+    for ( unsigned int i = 0; i < n; i++ )
+        r[i] = ratio_milli(a[i], b[i]);
+    rep_summarize(r, n, 10, &sum);
+    return sum.med;
+}

@@ -54,11 +54,17 @@ struct profile
     const char *name;
     unsigned int reps, flushes, churn_rounds, reuse_frames, calib_iters;
     bool full_size, all_counts;
+    unsigned int churn_reps;            /* both reps: at most 8 (struct cell) */
 };
 
+/*
+ * Churn gets more repeats than the flush cells: the boot's choice is
+ * judged against the best of several settings on it, and its blocks
+ * spread the most.
+ */
 static const struct profile profiles[] = {
-    { "quick", 3, 60, 150, 64, 48, false, false },
-    { "full", 5, 400, 200, 256, 256, true, true },
+    { "quick", 3, 60, 150, 64, 48, false, false, 3 },
+    { "full", 5, 400, 200, 256, 256, true, true, 7 },
 };
 
 /* A way of flushing, switched at run time. */
@@ -452,6 +458,21 @@ static void churn_block(struct cell *c, const struct profile *pf,
              c0.assisted_ok - c0.assisted_failed - c0.assisted_partial;
 }
 
+/* An order entry that stands for one block of every churn cell. */
+#define CHURN_ROUND (~0u)
+
+static void churn_round(const struct profile *pf, uint64_t *rng)
+{
+    unsigned int idx[MAX_CELLS], n = 0;
+
+    for ( unsigned int i = 0; i < nr_cells; i++ )
+        if ( cells[i].wl == WL_CHURN )
+            idx[n++] = i;
+    shuffle_indices(idx, n, rng);
+    for ( unsigned int i = 0; i < n; i++ )
+        churn_block(&cells[idx[i]], pf, cells[idx[i]].reps++);
+}
+
 /* --- free-reuse: what the TLB clock skipped, against an oracle --- */
 
 struct reuse_env
@@ -812,47 +833,43 @@ static unsigned int choice_mode(void)
     return ~0u;
 }
 
-/* The median of two cells' blocks together: one setting, measured twice. */
-static uint64_t pooled_fps(const struct cell *a, const struct cell *b)
-{
-    uint64_t v[16];
-    unsigned int n = 0;
-    struct rep_summary r;
-
-    for ( unsigned int i = 0; i < a->reps; i++ )
-        v[n++] = a->rep_fps[i];
-    for ( unsigned int i = 0; b && i < b->reps; i++ )
-        v[n++] = b->rep_fps[i];
-    rep_summarize(v, n, 10, &r);
-    return r.med;
-}
-
 /*
  * How good was the boot's choice on churn?  It is one of the fixed
- * settings, so it is as good as that setting: its throughput (the
- * boot-policy cell and its fixed twin pooled) over the best setting's.
- * The twins' own ratio is the run's noise, printed beside it.
+ * settings, so it is as good as that setting: in each round its
+ * throughput is the mean of the boot-policy block and its fixed twin's
+ * block.  The best setting is the one with the highest median; the
+ * figure is the median over rounds of choice over best in the same
+ * round (every churn cell runs once per round, back to back).  The
+ * twins' own paired ratio is the run's noise, printed beside it.
  */
 static void churn_summary(char *line, size_t size, size_t *len)
 {
-    unsigned int cm = choice_mode();
+    unsigned int cm = choice_mode(), rounds;
     const struct cell *mc = find(WL_CHURN, m_measured, nr_cpus_online, 8);
     const struct cell *twin, *bc = NULL;
-    uint64_t choice, best = 0;
+    uint64_t choice[8], best = 0, v;
+    struct rep_summary r;
     char num[16], noise[16];
 
     if ( !mc || cm == ~0u || !(twin = find(WL_CHURN, cm, nr_cpus_online, 8)) )
         return;
-    choice = pooled_fps(mc, twin);
+    rounds = MIN(mc->reps, twin->reps);
+    for ( unsigned int i = 0; i < rounds; i++ )
+        choice[i] = (mc->rep_fps[i] + twin->rep_fps[i]) / 2;
     for ( unsigned int i = 0; i < nr_churn_modes; i++ )
     {
         const struct cell *c = find(WL_CHURN, churn_modes[i], nr_cpus_online,
                                     8);
-        uint64_t v;
 
-        if ( !c )
+        if ( !c || c->reps < rounds )
             continue;
-        v = c == twin ? choice : med_fps(c);
+        if ( c == twin )
+        {
+            rep_summarize(choice, rounds, 10, &r);
+            v = r.med;
+        }
+        else
+            v = med_fps(c);
         if ( v > best )
         {
             best = v;
@@ -861,8 +878,10 @@ static void churn_summary(char *line, size_t size, size_t *len)
     }
     if ( !bc )
         return;
-    milli(num, sizeof(num), ratio_milli(choice, best));
-    milli(noise, sizeof(noise), ratio_milli(med_fps(mc), med_fps(twin)));
+    milli(num, sizeof(num),
+          bc == twin ? 1000 : paired_ratio_milli(choice, bc->rep_fps, rounds));
+    milli(noise, sizeof(noise),
+          paired_ratio_milli(mc->rep_fps, twin->rep_fps, rounds));
     *len += ksnprintf(line + *len, size - *len,
                       " churn_measured_vs_best=%s churn_best=%s "
                       "churn_choice=%s churn_twin_ratio=%s", num,
@@ -1021,21 +1040,29 @@ int tlbbench_run(const char *spec)
         reuse_run(pf);
     plan(pf);
 
-    /* Every repeat of every cell, in one shuffled order. */
-    order = kmalloc(nr_cells * pf->reps * sizeof(*order));
-    for ( unsigned int r = 0; r < pf->reps; r++ )
-        for ( unsigned int i = 0; i < nr_cells; i++ )
-            order[total++] = i;
+    /*
+     * Every repeat of every flush cell, and every churn round, in one
+     * shuffled order.  A churn round runs each churn cell once, back to
+     * back in an order of its own, so that the settings it compares see
+     * the same host.
+     */
+    order = kmalloc((nr_cells * pf->reps + pf->churn_reps) * sizeof(*order));
+    for ( unsigned int i = 0; i < nr_cells; i++ )
+        if ( cells[i].wl != WL_CHURN )
+            for ( unsigned int r = 0; r < pf->reps; r++ )
+                order[total++] = i;
+    if ( find(WL_CHURN, m_measured, nr_cpus_online, 8) )
+        for ( unsigned int r = 0; r < pf->churn_reps; r++ )
+            order[total++] = CHURN_ROUND;
     shuffle_indices(order, total, &rng);
     for ( k = 0; k < total; k++ )
     {
-        struct cell *c = &cells[order[k]];
-        unsigned int rep = c->reps++;
-
-        if ( c->wl == WL_CHURN )
-            churn_block(c, pf, rep);
-        else
-            remap_block(c, pf->flushes, rep);
+        if ( order[k] == CHURN_ROUND )
+        {
+            churn_round(pf, &rng);
+            continue;
+        }
+        remap_block(&cells[order[k]], pf->flushes, cells[order[k]].reps++);
     }
     restore();
     for ( unsigned int i = 0; i < nr_cells; i++ )

@@ -29,4 +29,12 @@ void shuffle_indices(unsigned int *idx, unsigned int n, uint64_t *rng);
 /* Ratio a/b in thousandths (1000 = equal); 0 when b is 0. */
 uint64_t ratio_milli(uint64_t a, uint64_t b);
 
+/*
+ * Two settings measured once each in every one of n rounds: the median
+ * over the rounds of a[i]/b[i], in thousandths.  A slow change of the
+ * host's load moves both blocks of a round, and cancels in their ratio.
+ */
+uint64_t paired_ratio_milli(const uint64_t *a, const uint64_t *b,
+                            unsigned int n);
+
 #endif /* SHIMK_BENCH_STATS_H */

@@ -144,6 +144,22 @@ static void ratios(void **state)
     assert_int_equal(ratio_milli(0, 5), 0);
 }
 
+static void paired_ratios(void **state)
+{
+    /* The host slowed down in round 2: both settings, not one. */
+    const uint64_t a[] = { 1000, 500, 1100, 980, 1020 };
+    const uint64_t b[] = { 1100, 560, 1190, 1060, 1150 };
+    const uint64_t one[] = { 700 }, zero[] = { 0 };
+
+    /* Round ratios 909, 893, 924, 925, 887: median 909. */
+    assert_int_equal(paired_ratio_milli(a, b, 5), 909);
+    assert_int_equal(paired_ratio_milli(b, b, 5), 1000);
+    assert_int_equal(paired_ratio_milli(one, one, 1), 1000);
+    /* A zero divisor counts as a zero ratio, never a division. */
+    assert_int_equal(paired_ratio_milli(one, zero, 1), 0);
+    assert_int_equal(paired_ratio_milli(a, b, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +170,7 @@ int main(void)
         cmocka_unit_test(repeat_count_is_capped),
         cmocka_unit_test(shuffle_is_a_permutation),
         cmocka_unit_test(ratios),
+        cmocka_unit_test(paired_ratios),
     };
 
     return cmocka_run_group_tests_name("bench-stats", tests, NULL, NULL);
