@@ -995,6 +995,10 @@ int tlbbench_run(const char *spec)
                 spec);
         return EXIT_TEST_FAILED;
     }
+    if ( pf->reps > ARRAY_SIZE(cells->rep_fps) ||
+         pf->churn_reps > ARRAY_SIZE(cells->rep_fps) )
+        panic("tlbbench: profile %s has more repeats than a cell holds",
+              pf->name);
     ksnprintf(hv_name, sizeof(hv_name), "%s", hv_type_name(hypervisor_type()));
     boot_shorthand = ipi_shorthand_enabled;
     boot_assist = assist_enabled && hypervisor_ops.flush_tlb;
