@@ -4,6 +4,7 @@
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
+#include <shimk/printk.h>
 #include <shimk/sort.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
@@ -140,9 +141,23 @@ static void claim_vector(void)
     }
 }
 
+/* The median of the n samples that arrived; a lost IPI is said, not timed. */
+static uint64_t ipi_median(const char *what, uint64_t *t, unsigned int n,
+                           unsigned int iters)
+{
+    if ( n < iters )
+        pr_warn("tlb-measure: %s: %u of %u IPIs not seen within 100 ms\n",
+                what, iters - n, iters);
+    if ( !n )
+        return 0;
+    sort_u64(t, n);
+    return percentile_sorted(t, n, 50);
+}
+
 uint64_t measure_self_ipi(unsigned int iters)
 {
     uint64_t t[MAX_ITERS];
+    unsigned int n = 0;
     unsigned long f;
 
     claim_vector();
@@ -160,11 +175,11 @@ uint64_t measure_self_ipi(unsigned int iters)
         while ( !READ_ONCE(self_ipi_seen) && rdtsc() - start < bound )
             cpu_relax();
         local_irq_disable();
-        t[i] = rdtsc_ordered() - start;
+        if ( READ_ONCE(self_ipi_seen) )
+            t[n++] = rdtsc_ordered() - start;
     }
     local_irq_restore(f);
-    sort_u64(t, iters);
-    return percentile_sorted(t, iters, 50);
+    return ipi_median("self-IPI", t, n, iters);
 }
 
 static volatile unsigned int rt_initiator;
@@ -209,8 +224,5 @@ uint64_t measure_ipi_round_trip(unsigned int cpu, unsigned int iters)
         if ( READ_ONCE(rt_pong) )
             t[n++] = rdtsc_ordered() - start;
     }
-    if ( !n )
-        return 0;
-    sort_u64(t, n);
-    return percentile_sorted(t, n, 50);
+    return ipi_median("IPI round trip", t, n, iters);
 }

@@ -16,7 +16,7 @@ uint64_t measure_pge_toggle(unsigned int iters);    /* the CR4 write pair */
 uint64_t measure_invpcid_all(unsigned int iters);
 uint64_t measure_hypercall(unsigned int iters);     /* a null L0 call */
 uint64_t measure_assisted_flush(unsigned int iters); /* no other CPU */
-uint64_t measure_self_ipi(unsigned int iters);      /* send, take, EOI */
+uint64_t measure_self_ipi(unsigned int iters);      /* send, take; 0: none */
 
 /* Median round trip of an IPI to cpu and its answer; 0 if impossible. */
 uint64_t measure_ipi_round_trip(unsigned int cpu, unsigned int iters);
