@@ -36,6 +36,12 @@ struct runqueue
     volatile bool need_resched; /* a user thread's slice is over */
     struct thread *sleepers;    /* by wake time; this CPU only, IRQs off */
     uint64_t slice_end;         /* TSC; 0 when no slice is running */
+    /* The lost-timer watchdog (see below). */
+    volatile uint64_t next_wake;    /* earliest sleeper's TSC, 0: none */
+    uint64_t kicked_at;             /* last watchdog IPI to this CPU */
+    uint64_t watched_at;            /* this CPU last looked at others */
+    bool debug_drop_timer;          /* ktest: arm nothing, as if lost */
+    struct sched_timer_stats stats;
 } __aligned(64);
 
 /*
@@ -44,6 +50,24 @@ struct runqueue
  * back to ring 3.  Kernel threads are never preempted.
  */
 #define USER_SLICE_US 10000
+
+/*
+ * A one-shot timer interrupt can be lost: under Xen in TCG a vCPU's
+ * LAPIC timer was seen to fire 50 ms late, and now and then not at all,
+ * which left a sleeper asleep for good.  So a sleeper does not depend on
+ * its timer alone.  Every interrupt and every pass through schedule()
+ * wakes the sleepers that are due; and a CPU passing through schedule()
+ * or its timer interrupt looks at the others: one whose earliest sleeper
+ * is TIMER_GRACE_US overdue gets a RESCHEDULE IPI (a kick), which wakes
+ * it and re-arms its timer.  The kicked CPU classifies the miss from its
+ * own APIC (SDM Vol. 3A, 11.5.4 and 11.8.4): a timer run down to 0 with
+ * no interrupt requested in the IRR was lost; one still counting ran
+ * slow against the TSC (Xen's default timer mode, delay_for_missed_ticks
+ * in public/hvm/params.h, stops a vCPU's virtual timers while the vCPU
+ * is descheduled, and a guest cannot change the mode).  An interrupt
+ * merely held off by IF=0 is still requested, and is neither.
+ */
+#define TIMER_GRACE_US 10000
 
 static struct runqueue runqueues[NR_CPUS];
 static struct thread boot_thread = { .name = "boot", .state = THREAD_RUNNING };
@@ -123,12 +147,110 @@ static void rearm_timer(struct runqueue *rq)
         next = rq->slice_end;
     if ( rq->sleepers && (!next || rq->sleepers->wake_at < next) )
         next = rq->sleepers->wake_at;
-    if ( !next )
+    rq->next_wake = rq->sleepers ? rq->sleepers->wake_at : 0;
+    if ( !next || rq->debug_drop_timer )
         apic_timer_oneshot(0);
     else
         apic_timer_oneshot(next > now ? MAX(cycles_to_ns(next - now) / 1000,
                                             (uint64_t)1)
                                       : 1);
+}
+
+/* Move the sleepers due by now to the run queue; IRQs off. */
+static bool wake_due(struct runqueue *rq, uint64_t now)
+{
+    bool woke = false;
+
+    while ( rq->sleepers && rq->sleepers->wake_at <= now )
+    {
+        struct thread *t = rq->sleepers;
+
+        rq->sleepers = t->sleep_next;
+        t->state = THREAD_RUNNABLE;
+        spin_lock(&rq->lock);
+        enqueue(rq, t);
+        spin_unlock(&rq->lock);
+        woke = true;
+    }
+    /* A woken thread ends a user thread's slice at once. */
+    if ( woke && rq->current->task )
+        rq->need_resched = true;
+    return woke;
+}
+
+/*
+ * A sleeper is due and the timer did not wake it: when it is overdue
+ * past the grace, say why from the APIC's own state.  IRQs off.
+ */
+static void classify_miss(struct runqueue *rq, uint64_t now)
+{
+    struct sched_timer_stats *st = &rq->stats;
+    uint64_t late = now - rq->sleepers->wake_at;
+
+    /* Half the grace: the kicker's TSC and this one may differ a bit. */
+    if ( late < us_to_cycles(TIMER_GRACE_US / 2) ||
+         apic_vector_requested(TIMER_VECTOR) )
+        return;
+    if ( apic_timer_remaining() )
+        st->slow++;
+    else
+        st->lost++;
+    if ( cycles_to_ns(late) / 1000 > st->worst_late_us )
+    {
+        st->worst_cpu = smp_processor_id();
+        st->worst_late_us = cycles_to_ns(late) / 1000;
+    }
+    rq->debug_drop_timer = false;
+}
+
+/*
+ * Wake what is due here; then re-arm, since the head moved (or the
+ * timer is gone).  IRQs off.
+ */
+static void catch_up(struct runqueue *rq)
+{
+    uint64_t now;
+
+    if ( !rq->sleepers || rq->sleepers->wake_at > (now = rdtsc()) )
+        return;
+    classify_miss(rq, now);
+    wake_due(rq, now);
+    rearm_timer(rq);
+}
+
+/* Kick the CPUs whose earliest sleeper is overdue past the grace. */
+static void watch_others(struct runqueue *self, uint64_t now)
+{
+    uint64_t grace = us_to_cycles(TIMER_GRACE_US);
+    unsigned int cpu;
+
+    if ( now - self->watched_at < grace / 4 )
+        return;
+    self->watched_at = now;
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        struct runqueue *rq = &runqueues[cpu];
+        uint64_t due = READ_ONCE(rq->next_wake);
+        uint64_t kicked = __atomic_load_n(&rq->kicked_at, __ATOMIC_RELAXED);
+
+        if ( rq == self || !due || now < due + grace ||
+             now - kicked < grace ||
+             !__atomic_compare_exchange_n(&rq->kicked_at, &kicked, now,
+                                          false, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED) )
+            continue;
+        self->stats.kicks_sent++;
+        send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
+    }
+}
+
+void sched_irq_exit(void)
+{
+    struct runqueue *rq = this_rq();
+
+    /* Before sched_init() there is nothing to wake. */
+    if ( rq->idle )
+        catch_up(rq);
 }
 
 /* What the CPU needs for next: its stacks, its address space, a slice. */
@@ -155,6 +277,8 @@ static void schedule(void)
     struct runqueue *rq = this_rq();
     struct thread *cur = rq->current, *next;
 
+    catch_up(rq);
+    watch_others(rq, rdtsc());
     spin_lock(&rq->lock);
     next = dequeue(rq);
     if ( !next )
@@ -166,6 +290,14 @@ static void schedule(void)
             return;
         }
         next = rq->idle;
+    }
+    else if ( next == cur )
+    {
+        /* catch_up() woke the thread that was going to sleep. */
+        cur->state = THREAD_RUNNING;
+        spin_unlock(&rq->lock);
+        local_irq_restore(f);
+        return;
     }
     if ( cur->state == THREAD_RUNNING && cur != rq->idle )
     {
@@ -304,6 +436,7 @@ static __noreturn void idle_loop(void *unused)
          * after the check still ends the HLT.
          */
         local_irq_disable();
+        catch_up(rq);
         if ( !READ_ONCE(rq->head) )
         {
             safe_halt();
@@ -329,29 +462,16 @@ static void timer_interrupt(struct cpu_regs *regs)
 {
     struct runqueue *rq = this_rq();
     uint64_t now = rdtsc();
-    bool woke = false;
 
     apic_eoi();
-    while ( rq->sleepers && rq->sleepers->wake_at <= now )
-    {
-        struct thread *t = rq->sleepers;
-
-        rq->sleepers = t->sleep_next;
-        t->state = THREAD_RUNNABLE;
-        spin_lock(&rq->lock);
-        enqueue(rq, t);
-        spin_unlock(&rq->lock);
-        woke = true;
-    }
+    wake_due(rq, now);
     if ( rq->slice_end && rq->slice_end <= now )
     {
         rq->slice_end = 0;
         rq->need_resched = true;
     }
-    /* A woken thread ends a user thread's slice at once. */
-    if ( woke && rq->current->task )
-        rq->need_resched = true;
     rearm_timer(rq);
+    watch_others(rq, now);
 }
 
 void thread_sleep_us(uint64_t us)
@@ -434,4 +554,51 @@ void sched_start_ap(void)
     cpumask_set_cpu(ci->cpu, &cpu_online_mask);
     __atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
     idle_loop(NULL);
+}
+
+void sched_timer_stats(struct sched_timer_stats *sum)
+{
+    unsigned int cpu;
+
+    memset(sum, 0, sizeof(*sum));
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        const struct sched_timer_stats *st = &runqueues[cpu].stats;
+
+        sum->kicks_sent += READ_ONCE(st->kicks_sent);
+        sum->lost += READ_ONCE(st->lost);
+        sum->slow += READ_ONCE(st->slow);
+        if ( READ_ONCE(st->worst_late_us) > sum->worst_late_us )
+        {
+            sum->worst_cpu = st->worst_cpu;
+            sum->worst_late_us = st->worst_late_us;
+        }
+    }
+}
+
+void sched_dump(void)
+{
+    uint64_t now = rdtsc();
+    unsigned int cpu;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        const struct runqueue *rq = &runqueues[cpu];
+        uint64_t due = READ_ONCE(rq->next_wake);
+
+        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s%lu us; "
+               "timers lost %lu, slow %lu\n", cpu,
+               sched_running_on(cpu), sched_queued(cpu),
+               !due ? "no sleeper " : due > now ? "next wake in " :
+                                                  "a sleeper overdue by ",
+               !due ? 0ul : (unsigned long)(cycles_to_ns(due > now ?
+                                                due - now : now - due) / 1000),
+               (unsigned long)rq->stats.lost,
+               (unsigned long)rq->stats.slow);
+    }
+}
+
+void sched_debug_drop_timer(unsigned int cpu, bool drop)
+{
+    WRITE_ONCE(runqueues[cpu].debug_drop_timer, drop);
 }

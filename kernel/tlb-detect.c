@@ -65,6 +65,7 @@ struct detect_run
     volatile uint64_t flushes;      /* checked: reads followed them */
     volatile uint64_t unchecked;    /* no read round came in time */
     volatile bool stop;
+    uint64_t start, bound;          /* TSC: the run's deadline */
     unsigned int nreaders;          /* user readers */
     volatile unsigned int remappers_running;
     struct detect_reader kreader[NR_CPUS];
@@ -222,6 +223,23 @@ static void wait_checked(struct detect_run *d, uint64_t before)
     __atomic_fetch_add(&d->flushes, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The remappers end the run themselves at the flush count or the
+ * deadline: the controller on CPU0 sleeps between its looks, and the
+ * run's end must not wait for that CPU's timer.
+ */
+static void stop_run(struct detect_run *d)
+{
+    WRITE_ONCE(d->stop, true);
+    __atomic_store_n(&d->ctl->stop, 1, __ATOMIC_RELEASE);
+}
+
+static bool run_over(struct detect_run *d)
+{
+    return READ_ONCE(d->flushes) >= d->cfg->flushes ||
+           rdtsc() - d->start >= d->bound;
+}
+
 struct remapper_arg
 {
     struct detect_run *d;
@@ -254,6 +272,8 @@ static void remapper(void *arg)
                 remap_kernel(d, s, d->kctl.gen[s] + 1, full);
             }
             wait_checked(d, reads);
+            if ( run_over(d) )
+                stop_run(d);
             /* Let this CPU's readers run too. */
             if ( !(iter % 16) )
                 yield();
@@ -325,7 +345,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     struct thread *kreaders[NR_CPUS];
     cpumask_t remap_cpus, reader_cpus;
     unsigned int cpu, nrem = 0, idx = 0;
-    uint64_t start, bound = ms_to_cycles(cfg->max_ms);
+    uint64_t waited;
     struct detect_args *args;
     int rc;
 
@@ -334,6 +354,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
          cfg->kernel_slots > DETECT_SLOTS_MAX || !cfg->remappers )
         return -EINVAL;
     d->cfg = cfg;
+    d->bound = ms_to_cycles(cfg->max_ms);
     rc = setup(d);
     if ( rc )
         return rc;
@@ -378,6 +399,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         aspace_get(d->task->as);
         thread_start(kreaders[cpu]);
     }
+    d->start = rdtsc();
     for_each_cpu ( cpu, &remap_cpus )
     {
         struct remapper_arg *ra = kmalloc(sizeof(*ra));
@@ -388,23 +410,43 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         thread_create("remapper", remapper, ra, cpu, true);
     }
 
-    start = rdtsc();
-    while ( READ_ONCE(d->flushes) < cfg->flushes &&
-            rdtsc() - start < bound )
+    while ( !READ_ONCE(d->stop) && !run_over(d) )
         thread_sleep_us(1000);
-    WRITE_ONCE(d->stop, true);
-    __atomic_store_n(&d->ctl->stop, 1, __ATOMIC_RELEASE);
-    r->ms = cycles_to_ns(rdtsc() - start) / 1000000;
+    stop_run(d);
+    r->ms = cycles_to_ns(rdtsc() - d->start) / 1000000;
 
+    waited = rdtsc();
     while ( READ_ONCE(d->remappers_running) )
+    {
+        if ( rdtsc() - waited > ms_to_cycles(WAIT_BOUND_MS) )
+        {
+            sched_dump();
+            panic("tlb detector: %u remappers still running %u ms after "
+                  "the stop", d->remappers_running, WAIT_BOUND_MS);
+        }
         yield();
+    }
     for_each_cpu ( cpu, &reader_cpus )
+    {
         if ( thread_join(kreaders[cpu], WAIT_BOUND_MS) )
+        {
+            sched_dump();
             panic("tlb detector: kernel reader on CPU%u did not stop", cpu);
+        }
+    }
 
     /* User readers exit by themselves; collect before the task goes. */
+    waited = rdtsc();
     while ( !READ_ONCE(d->task->done) && cfg->user_slots )
+    {
+        if ( rdtsc() - waited > ms_to_cycles(WAIT_BOUND_MS) )
+        {
+            sched_dump();
+            panic("tlb detector: the user readers did not exit %u ms after "
+                  "the stop", WAIT_BOUND_MS);
+        }
         yield();
+    }
     r->flushes = d->flushes;
     r->unchecked = d->unchecked;
     for ( unsigned int i = 0; i < idx; i++ )

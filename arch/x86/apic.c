@@ -198,3 +198,14 @@ void apic_timer_oneshot(uint64_t us)
     apic_write(APIC_LVT_TIMER, TIMER_VECTOR);
     apic_write(APIC_TIMER_INIT, us ? (uint32_t)(ticks ? ticks : 1) : 0);
 }
+
+uint32_t apic_timer_remaining(void)
+{
+    return apic_read(APIC_TIMER_CUR);
+}
+
+/* IRR: SDM Vol. 3A, 11.8.4; one 32-bit register per 32 vectors. */
+bool apic_vector_requested(unsigned int vector)
+{
+    return apic_read(APIC_IRR + (vector / 32) * 0x10) & (1u << (vector % 32));
+}

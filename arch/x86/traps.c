@@ -4,7 +4,9 @@
 #include <shimk/compiler.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/sched.h>
 #include <shimk/task.h>
+#include <asm/apic.h>
 #include <asm/extable.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -129,6 +131,9 @@ void do_trap(struct cpu_regs *regs)
         vector_handlers[vec](regs);
     else
         panic_regs(regs, "unexpected interrupt on vector %u", vec);
+    /* Sleepers never wait on the timer alone (kernel/sched.c). */
+    if ( vec >= FIRST_EXTERNAL_VECTOR && vec != TIMER_VECTOR )
+        sched_irq_exit();
     ci->irq_depth -= irq;
     /* Back to ring 3: the place to preempt, or to end a killed task. */
     if ( regs_from_user(regs) )

@@ -13,6 +13,8 @@
 #define APIC_LDR        0x0d0
 #define APIC_DFR        0x0e0
 #define APIC_SVR        0x0f0
+#define APIC_ISR        0x100   /* 8 registers, 32 vectors each */
+#define APIC_IRR        0x200
 #define APIC_ESR        0x280
 #define APIC_ICR_LO     0x300
 #define APIC_ICR_HI     0x310
@@ -101,5 +103,11 @@ void apic_timer_calibrate(void);
 
 /* One interrupt on TIMER_VECTOR after us microseconds (0 stops it). */
 void apic_timer_oneshot(uint64_t us);
+
+/* Timer ticks left before the one-shot fires (0: stopped or run down). */
+uint32_t apic_timer_remaining(void);
+
+/* Is vector waiting in this CPU's IRR (requested, not yet delivered)? */
+bool apic_vector_requested(unsigned int vector);
 
 #endif /* ASM_APIC_H */

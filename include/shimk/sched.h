@@ -87,6 +87,32 @@ __noreturn void thread_exit(void);
 
 struct thread *current_thread(void);
 
+/*
+ * Sleepers whose timer interrupt did not come in time (kernel/sched.c),
+ * summed over the online CPUs; worst_* is the latest wake-up so far.
+ */
+struct sched_timer_stats
+{
+    uint64_t kicks_sent;        /* watchdog IPIs to overdue CPUs */
+    uint64_t lost;              /* timer ran down, no interrupt came */
+    uint64_t slow;              /* timer still counting past the wake */
+    unsigned int worst_cpu;
+    uint64_t worst_late_us;     /* 0: none yet */
+};
+void sched_timer_stats(struct sched_timer_stats *sum);
+
+/* Every interrupt's exit: wake the sleepers due here (IRQs off). */
+void sched_irq_exit(void);
+
+/* Print each CPU's scheduler state, for a panic about a stuck wait. */
+void sched_dump(void);
+
+/*
+ * ktest: while drop is set, CPU cpu arms no timer, as if the L0 lost
+ * every one; its first watchdog kick clears it.
+ */
+void sched_debug_drop_timer(unsigned int cpu, bool drop);
+
 /* The name of the thread cpu runs now (for diagnostics; racy). */
 const char *sched_running_on(unsigned int cpu);
 

@@ -312,3 +312,52 @@ KTEST(ipi, ping_pong_round_trip)
                (unsigned long)cycles_to_ns(percentile_sorted(lat, n, 50)), n);
     kfree(lat);
 }
+
+struct lost_timer
+{
+    uint64_t slept_us;
+    volatile bool done;
+};
+
+static void sleep_without_timer(void *arg)
+{
+    struct lost_timer *lt = arg;
+    uint64_t start = rdtsc();
+
+    sched_debug_drop_timer(smp_processor_id(), true);
+    thread_sleep_us(2000);
+    sched_debug_drop_timer(smp_processor_id(), false);
+    lt->slept_us = cycles_to_ns(rdtsc() - start) / 1000;
+    WRITE_ONCE(lt->done, true);
+}
+
+/*
+ * A sleeper whose timer interrupt never comes (as under Xen in TCG,
+ * now and then) is still woken: another CPU's watchdog kicks it, and
+ * the kicked CPU counts the lost interrupt.
+ */
+KTEST(sched, lost_timer_interrupt_is_recovered)
+{
+    struct sched_timer_stats s0, s1;
+    /* On the heap: a sleeper never woken must not write to this stack. */
+    struct lost_timer *lt = kzalloc(sizeof(*lt));
+    unsigned int cpu = nr_cpus_online - 1;
+    struct thread *th;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "needs a second CPU to watch the first");
+    sched_timer_stats(&s0);
+    th = thread_create("no-timer", sleep_without_timer, lt, cpu, false);
+    KT_ASSERTF(t, !thread_join(th, WAIT_MS),
+               "CPU%u's sleeper was not woken in %u ms", cpu, WAIT_MS);
+    sched_timer_stats(&s1);
+    ktest_note("a 2000 us sleep on CPU%u with no timer took %lu us; "
+               "kicks %lu, lost %lu", cpu, (unsigned long)lt->slept_us,
+               (unsigned long)(s1.kicks_sent - s0.kicks_sent),
+               (unsigned long)(s1.lost - s0.lost));
+    KT_ASSERT(t, lt->done);
+    KT_ASSERT(t, lt->slept_us >= 2000);
+    KT_ASSERT(t, s1.kicks_sent > s0.kicks_sent);
+    KT_ASSERT(t, s1.lost > s0.lost);
+    kfree(lt);
+}

@@ -65,6 +65,20 @@ static bool report(struct ktest *t, const char *what,
     return true;
 }
 
+/* Sleepers the watchdog had to wake (kernel/sched.c), if any. */
+static void note_timers(const struct sched_timer_stats *a,
+                        const struct sched_timer_stats *b)
+{
+    if ( b->kicks_sent == a->kicks_sent )
+        return;
+    ktest_note("scheduler: %lu watchdog kicks woke overdue sleepers; timer "
+               "interrupts lost %lu, slow %lu (the latest wake so far: CPU%u, "
+               "%lu us late)", (unsigned long)(b->kicks_sent - a->kicks_sent),
+               (unsigned long)(b->lost - a->lost),
+               (unsigned long)(b->slow - a->slow), b->worst_cpu,
+               (unsigned long)b->worst_late_us);
+}
+
 static void apply(const struct combo *c)
 {
     tlb_set_global_pages(c->pge);
@@ -91,6 +105,7 @@ KTEST(tlb_detector, sync_every_mode)
         .full_every = 4,
     };
     struct flush_counters before, after;
+    struct sched_timer_stats tm0, tm1;
     uint64_t total = 0;
 
     for ( unsigned int pge = 0; pge < 2; pge++ )
@@ -106,6 +121,7 @@ KTEST(tlb_detector, sync_every_mode)
     cfg.max_ms = opt_ms / n;
 
     flush_counters_total(&before);
+    sched_timer_stats(&tm0);
     for ( unsigned int i = 0; i < n; i++ )
     {
         struct flush_counters c0, c1;
@@ -161,6 +177,8 @@ KTEST(tlb_detector, sync_every_mode)
     }
     apply(&boot);
     flush_counters_total(&after);
+    sched_timer_stats(&tm1);
+    note_timers(&tm0, &tm1);
     ktest_note("%lu flushes checked in %u modes; clock wraps %lu, clock "
                "skips %lu", (unsigned long)total, n,
                (unsigned long)(after.clock_wraps - before.clock_wraps),
@@ -183,10 +201,14 @@ KTEST(tlb_detector, lazy_free_reuse_via_clock)
         .max_ms = opt_ms / 4,
     };
     struct frame_reuse_stats before, after;
+    struct sched_timer_stats tm0, tm1;
     struct detect_result r;
 
     frames_reuse_stats(&before);
+    sched_timer_stats(&tm0);
     KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+    sched_timer_stats(&tm1);
+    note_timers(&tm0, &tm1);
     frames_reuse_stats(&after);
     if ( !report(t, "lazy", &r, cfg.flushes) )
         return;
