@@ -464,6 +464,7 @@ static void timer_interrupt(struct cpu_regs *regs)
     uint64_t now = rdtsc();
 
     apic_eoi();
+    rq->stats.timer_irqs++;
     wake_due(rq, now);
     if ( rq->slice_end && rq->slice_end <= now )
     {
@@ -565,6 +566,7 @@ void sched_timer_stats(struct sched_timer_stats *sum)
     {
         const struct sched_timer_stats *st = &runqueues[cpu].stats;
 
+        sum->timer_irqs += READ_ONCE(st->timer_irqs);
         sum->kicks_sent += READ_ONCE(st->kicks_sent);
         sum->lost += READ_ONCE(st->lost);
         sum->slow += READ_ONCE(st->slow);
@@ -601,4 +603,9 @@ void sched_dump(void)
 void sched_debug_drop_timer(unsigned int cpu, bool drop)
 {
     WRITE_ONCE(runqueues[cpu].debug_drop_timer, drop);
+}
+
+uint64_t sched_timer_irqs(unsigned int cpu)
+{
+    return READ_ONCE(runqueues[cpu].stats.timer_irqs);
 }

@@ -93,6 +93,7 @@ struct thread *current_thread(void);
  */
 struct sched_timer_stats
 {
+    uint64_t timer_irqs;        /* timer interrupts taken */
     uint64_t kicks_sent;        /* watchdog IPIs to overdue CPUs */
     uint64_t lost;              /* timer ran down, no interrupt came */
     uint64_t slow;              /* timer still counting past the wake */
@@ -100,6 +101,9 @@ struct sched_timer_stats
     uint64_t worst_late_us;     /* 0: none yet */
 };
 void sched_timer_stats(struct sched_timer_stats *sum);
+
+/* Timer interrupts cpu has taken. */
+uint64_t sched_timer_irqs(unsigned int cpu);
 
 /* Every interrupt's exit: wake the sleepers due here (IRQs off). */
 void sched_irq_exit(void);
