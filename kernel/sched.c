@@ -37,10 +37,10 @@ struct runqueue
     struct thread *sleepers;    /* by wake time; this CPU only, IRQs off */
     uint64_t slice_end;         /* TSC; 0 when no slice is running */
     /* The lost-timer watchdog (see below). */
-    volatile uint64_t next_wake;    /* earliest sleeper's TSC, 0: none */
+    volatile uint64_t next_wake;    /* earliest sleep or halt end, TSC */
     uint64_t kicked_at;             /* last watchdog IPI to this CPU */
     uint64_t watched_at;            /* this CPU last looked at others */
-    bool debug_drop_timer;          /* ktest: arm nothing, as if lost */
+    bool debug_drop_timer;          /* ktest: as if the L0 lost them */
     struct sched_timer_stats stats;
 } __aligned(64);
 
@@ -205,13 +205,20 @@ static void classify_miss(struct runqueue *rq, uint64_t now)
 
 /*
  * Wake what is due here; then re-arm, since the head moved (or the
- * timer is gone).  IRQs off.
+ * timer is gone).  kick: called for a RESCHEDULE IPI.  IRQs off.
  */
-static void catch_up(struct runqueue *rq)
+static void catch_up(struct runqueue *rq, bool kick)
 {
     uint64_t now;
 
     if ( !rq->sleepers || rq->sleepers->wake_at > (now = rdtsc()) )
+        return;
+    /*
+     * ktest: only the watchdog may end a sleep whose timer was dropped;
+     * under Xen an early return from HLT or a stray wake-up would often
+     * do it first, and the watchdog would go untested.
+     */
+    if ( rq->debug_drop_timer && !kick )
         return;
     classify_miss(rq, now);
     wake_due(rq, now);
@@ -244,13 +251,13 @@ static void watch_others(struct runqueue *self, uint64_t now)
     }
 }
 
-void sched_irq_exit(void)
+void sched_irq_exit(unsigned int vector)
 {
     struct runqueue *rq = this_rq();
 
     /* Before sched_init() there is nothing to wake. */
     if ( rq->idle )
-        catch_up(rq);
+        catch_up(rq, vector == RESCHEDULE_VECTOR);
 }
 
 /* What the CPU needs for next: its stacks, its address space, a slice. */
@@ -277,7 +284,7 @@ static void schedule(void)
     struct runqueue *rq = this_rq();
     struct thread *cur = rq->current, *next;
 
-    catch_up(rq);
+    catch_up(rq, false);
     watch_others(rq, rdtsc());
     spin_lock(&rq->lock);
     next = dequeue(rq);
@@ -416,7 +423,12 @@ int thread_join(struct thread *t, uint64_t timeout_ms)
     while ( !READ_ONCE(t->done) )
     {
         if ( rdtsc() - start > bound )
+        {
+            pr_err("thread %s (id %u) on CPU%u is not done after %lu ms\n",
+                   t->name, t->id, t->cpu, (unsigned long)timeout_ms);
+            sched_dump();
             return -ETIMEDOUT;
+        }
         yield();
         cpu_relax();
     }
@@ -436,7 +448,7 @@ static __noreturn void idle_loop(void *unused)
          * after the check still ends the HLT.
          */
         local_irq_disable();
-        catch_up(rq);
+        catch_up(rq, false);
         if ( !READ_ONCE(rq->head) )
         {
             safe_halt();
@@ -512,6 +524,9 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
     if ( (!rq->slice_end || rq->slice_end > until) &&
          (!rq->sleepers || rq->sleepers->wake_at > until) )
         apic_timer_oneshot(MAX(us, (uint64_t)1));
+    /* The watchdog covers a halt as it does a sleep: its end is due. */
+    if ( !rq->next_wake || until < rq->next_wake )
+        rq->next_wake = until;
     /*
      * With interrupts off: an IPI sent after *done was set is pending by
      * now, and ends the HLT at once; so a waker that sets *done and

@@ -429,10 +429,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     for_each_cpu ( cpu, &reader_cpus )
     {
         if ( thread_join(kreaders[cpu], WAIT_BOUND_MS) )
-        {
-            sched_dump();
             panic("tlb detector: kernel reader on CPU%u did not stop", cpu);
-        }
     }
 
     /* User readers exit by themselves; collect before the task goes. */

@@ -427,10 +427,13 @@ static void churn_block(struct cell *c, const struct profile *pf,
     while ( !READ_ONCE(tk->done) )
     {
         if ( rdtsc() - start > ms_to_cycles(CHURN_BLOCK_MS + WAIT_BOUND_MS) )
+        {
+            sched_dump();
             panic("tlbbench: churn block (%s) still running %u ms after "
                   "its deadline: %lu of %u threads finished",
                   modes[c->mode].name, WAIT_BOUND_MS,
                   (unsigned long)a->finished, n);
+        }
         thread_sleep_us(500);
     }
     wall = rdtsc() - start;

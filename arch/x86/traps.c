@@ -133,7 +133,7 @@ void do_trap(struct cpu_regs *regs)
         panic_regs(regs, "unexpected interrupt on vector %u", vec);
     /* Sleepers never wait on the timer alone (kernel/sched.c). */
     if ( vec >= FIRST_EXTERNAL_VECTOR && vec != TIMER_VECTOR )
-        sched_irq_exit();
+        sched_irq_exit(vec);
     ci->irq_depth -= irq;
     /* Back to ring 3: the place to preempt, or to end a killed task. */
     if ( regs_from_user(regs) )

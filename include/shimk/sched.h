@@ -106,14 +106,15 @@ void sched_timer_stats(struct sched_timer_stats *sum);
 uint64_t sched_timer_irqs(unsigned int cpu);
 
 /* Every interrupt's exit: wake the sleepers due here (IRQs off). */
-void sched_irq_exit(void);
+void sched_irq_exit(unsigned int vector);
 
 /* Print each CPU's scheduler state, for a panic about a stuck wait. */
 void sched_dump(void);
 
 /*
  * ktest: while drop is set, CPU cpu arms no timer, as if the L0 lost
- * every one; its first watchdog kick clears it.
+ * every one, and only a RESCHEDULE IPI (a watchdog kick) wakes its due
+ * sleepers; the first kick to find one late clears it.
  */
 void sched_debug_drop_timer(unsigned int cpu, bool drop);
 
