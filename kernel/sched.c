@@ -36,8 +36,9 @@ struct runqueue
     volatile bool need_resched; /* a user thread's slice is over */
     struct thread *sleepers;    /* by wake time; this CPU only, IRQs off */
     uint64_t slice_end;         /* TSC; 0 when no slice is running */
-    /* The lost-timer watchdog (see below). */
-    volatile uint64_t next_wake;    /* earliest sleep or halt end, TSC */
+    /* The watchdog (see below). */
+    volatile uint64_t next_due;     /* earliest wake, halt or slice end */
+    uint64_t stalled_since;         /* seen idle with threads queued */
     uint64_t kicked_at;             /* last watchdog IPI to this CPU */
     uint64_t watched_at;            /* this CPU last looked at others */
     bool debug_drop_timer;          /* ktest: as if the L0 lost them */
@@ -57,9 +58,12 @@ struct runqueue
  * which left a sleeper asleep for good.  So a sleeper does not depend on
  * its timer alone.  Every interrupt and every pass through schedule()
  * wakes the sleepers that are due; and a CPU passing through schedule()
- * or its timer interrupt looks at the others: one whose earliest sleeper
- * is TIMER_GRACE_US overdue gets a RESCHEDULE IPI (a kick), which wakes
- * it and re-arms its timer.  The kicked CPU classifies the miss from its
+ * or its timer interrupt looks at the others: one whose next timed event
+ * (a wake-up, the end of a halt or of a user slice) is TIMER_GRACE_US
+ * overdue gets a RESCHEDULE IPI (a kick), which wakes it and re-arms its
+ * timer.  So does an idle CPU seen with threads queued for as long:
+ * under Xen in TCG a vCPU was also seen to stay in HLT after the
+ * interrupt that queued them (the sti;hlt shadow not kept, it seems).  The kicked CPU classifies the miss from its
  * own APIC (SDM Vol. 3A, 11.5.4 and 11.8.4): a timer run down to 0 with
  * no interrupt requested in the IRR was lost; one still counting ran
  * slow against the TSC (Xen's default timer mode, delay_for_missed_ticks
@@ -147,7 +151,7 @@ static void rearm_timer(struct runqueue *rq)
         next = rq->slice_end;
     if ( rq->sleepers && (!next || rq->sleepers->wake_at < next) )
         next = rq->sleepers->wake_at;
-    rq->next_wake = rq->sleepers ? rq->sleepers->wake_at : 0;
+    rq->next_due = next;
     if ( !next || rq->debug_drop_timer )
         apic_timer_oneshot(0);
     else
@@ -225,7 +229,27 @@ static void catch_up(struct runqueue *rq, bool kick)
     rearm_timer(rq);
 }
 
-/* Kick the CPUs whose earliest sleeper is overdue past the grace. */
+/* Has rq sat idle with threads queued for the grace?  Racy; a hint. */
+static bool stalled(struct runqueue *rq, uint64_t now, uint64_t grace)
+{
+    uint64_t since = __atomic_load_n(&rq->stalled_since, __ATOMIC_RELAXED);
+
+    if ( !READ_ONCE(rq->nr_queued) || READ_ONCE(rq->current) != rq->idle )
+    {
+        if ( since )
+            __atomic_store_n(&rq->stalled_since, 0, __ATOMIC_RELAXED);
+        return false;
+    }
+    if ( !since )
+    {
+        __atomic_compare_exchange_n(&rq->stalled_since, &since, now, false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+        return false;
+    }
+    return now - since >= grace;
+}
+
+/* Kick the CPUs that are overdue or stalled past the grace. */
 static void watch_others(struct runqueue *self, uint64_t now)
 {
     uint64_t grace = us_to_cycles(TIMER_GRACE_US);
@@ -237,16 +261,25 @@ static void watch_others(struct runqueue *self, uint64_t now)
     for_each_cpu ( cpu, &cpu_online_mask )
     {
         struct runqueue *rq = &runqueues[cpu];
-        uint64_t due = READ_ONCE(rq->next_wake);
-        uint64_t kicked = __atomic_load_n(&rq->kicked_at, __ATOMIC_RELAXED);
+        uint64_t due = READ_ONCE(rq->next_due), kicked;
+        bool overdue = due && now >= due + grace;
+        bool stall;
 
-        if ( rq == self || !due || now < due + grace ||
-             now - kicked < grace ||
+        if ( rq == self )
+            continue;
+        stall = stalled(rq, now, grace);
+        if ( !overdue && !stall )
+            continue;
+        kicked = __atomic_load_n(&rq->kicked_at, __ATOMIC_RELAXED);
+        if ( now - kicked < grace ||
              !__atomic_compare_exchange_n(&rq->kicked_at, &kicked, now,
                                           false, __ATOMIC_RELAXED,
                                           __ATOMIC_RELAXED) )
             continue;
-        self->stats.kicks_sent++;
+        if ( overdue )
+            self->stats.kicks_sent++;
+        else
+            self->stats.stall_kicks++;
         send_ipi_cpu(cpu, RESCHEDULE_VECTOR);
     }
 }
@@ -525,8 +558,8 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
          (!rq->sleepers || rq->sleepers->wake_at > until) )
         apic_timer_oneshot(MAX(us, (uint64_t)1));
     /* The watchdog covers a halt as it does a sleep: its end is due. */
-    if ( !rq->next_wake || until < rq->next_wake )
-        rq->next_wake = until;
+    if ( !rq->next_due || until < rq->next_due )
+        rq->next_due = until;
     /*
      * With interrupts off: an IPI sent after *done was set is pending by
      * now, and ends the HLT at once; so a waker that sets *done and
@@ -583,6 +616,7 @@ void sched_timer_stats(struct sched_timer_stats *sum)
 
         sum->timer_irqs += READ_ONCE(st->timer_irqs);
         sum->kicks_sent += READ_ONCE(st->kicks_sent);
+        sum->stall_kicks += READ_ONCE(st->stall_kicks);
         sum->lost += READ_ONCE(st->lost);
         sum->slow += READ_ONCE(st->slow);
         if ( READ_ONCE(st->worst_late_us) > sum->worst_late_us )
@@ -601,13 +635,13 @@ void sched_dump(void)
     for_each_cpu ( cpu, &cpu_online_mask )
     {
         const struct runqueue *rq = &runqueues[cpu];
-        uint64_t due = READ_ONCE(rq->next_wake);
+        uint64_t due = READ_ONCE(rq->next_due);
 
         printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s%lu us; "
                "timers lost %lu, slow %lu\n", cpu,
                sched_running_on(cpu), sched_queued(cpu),
-               !due ? "no sleeper " : due > now ? "next wake in " :
-                                                  "a sleeper overdue by ",
+               !due ? "no timed event " : due > now ? "next event in " :
+                                                      "an event overdue by ",
                !due ? 0ul : (unsigned long)(cycles_to_ns(due > now ?
                                                 due - now : now - due) / 1000),
                (unsigned long)rq->stats.lost,

@@ -95,6 +95,7 @@ struct sched_timer_stats
 {
     uint64_t timer_irqs;        /* timer interrupts taken */
     uint64_t kicks_sent;        /* watchdog IPIs to overdue CPUs */
+    uint64_t stall_kicks;       /* to CPUs idle with threads queued */
     uint64_t lost;              /* timer ran down, no interrupt came */
     uint64_t slow;              /* timer still counting past the wake */
     unsigned int worst_cpu;

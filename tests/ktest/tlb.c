@@ -69,11 +69,13 @@ static bool report(struct ktest *t, const char *what,
 static void note_timers(const struct sched_timer_stats *a,
                         const struct sched_timer_stats *b)
 {
-    if ( b->kicks_sent == a->kicks_sent )
+    if ( b->kicks_sent == a->kicks_sent && b->stall_kicks == a->stall_kicks )
         return;
-    ktest_note("scheduler: %lu watchdog kicks woke overdue sleepers; timer "
-               "interrupts lost %lu, slow %lu (the latest wake so far: CPU%u, "
-               "%lu us late)", (unsigned long)(b->kicks_sent - a->kicks_sent),
+    ktest_note("scheduler: %lu watchdog kicks woke overdue CPUs and %lu "
+               "idle ones with threads queued; timer interrupts lost %lu, "
+               "slow %lu (the latest wake so far: CPU%u, %lu us late)",
+               (unsigned long)(b->kicks_sent - a->kicks_sent),
+               (unsigned long)(b->stall_kicks - a->stall_kicks),
                (unsigned long)(b->lost - a->lost),
                (unsigned long)(b->slow - a->slow), b->worst_cpu,
                (unsigned long)b->worst_late_us);
