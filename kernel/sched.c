@@ -56,20 +56,24 @@ struct runqueue
  * A one-shot timer interrupt can be lost: under Xen in TCG a vCPU's
  * LAPIC timer was seen to fire 50 ms late, and now and then not at all,
  * which left a sleeper asleep for good.  So a sleeper does not depend on
- * its timer alone.  Every interrupt and every pass through schedule()
- * wakes the sleepers that are due; and a CPU passing through schedule()
- * or its timer interrupt looks at the others: one whose next timed event
- * (a wake-up, the end of a halt or of a user slice) is TIMER_GRACE_US
- * overdue gets a RESCHEDULE IPI (a kick), which wakes it and re-arms its
- * timer.  So does an idle CPU seen with threads queued for as long:
- * under Xen in TCG a vCPU was also seen to stay in HLT after the
- * interrupt that queued them (the sti;hlt shadow not kept, it seems).  The kicked CPU classifies the miss from its
- * own APIC (SDM Vol. 3A, 11.5.4 and 11.8.4): a timer run down to 0 with
- * no interrupt requested in the IRR was lost; one still counting ran
- * slow against the TSC (Xen's default timer mode, delay_for_missed_ticks
- * in public/hvm/params.h, stops a vCPU's virtual timers while the vCPU
- * is descheduled, and a guest cannot change the mode).  An interrupt
- * merely held off by IF=0 is still requested, and is neither.
+ * its timer alone:
+ * - every interrupt's exit wakes the sleepers that are due, and every
+ *   pass through schedule() or the idle loop those overdue by half the
+ *   grace;
+ * - a CPU passing through schedule() or its timer interrupt looks at the
+ *   others: one whose next timed event (a wake-up, the end of a halt or
+ *   of a user slice) is TIMER_GRACE_US overdue gets a RESCHEDULE IPI (a
+ *   kick), which wakes it and re-arms its timer.  So does an idle CPU
+ *   seen with threads queued for as long: under Xen in TCG a vCPU was
+ *   also seen to stay in HLT after the interrupt that queued them (why,
+ *   is not known).
+ * The kicked CPU classifies the miss from its own APIC (SDM Vol. 3A,
+ * 11.5.4 and 11.8.4): a timer run down to 0 with no interrupt requested
+ * in the IRR was lost; one still counting ran slow against the TSC
+ * (Xen's default timer mode, delay_for_missed_ticks in
+ * public/hvm/params.h, stops a vCPU's virtual timers while the vCPU is
+ * descheduled, and a guest cannot change the mode).  An interrupt merely
+ * held off by IF=0 is still requested, and is neither.
  */
 #define TIMER_GRACE_US 10000
 
@@ -207,22 +211,40 @@ static void classify_miss(struct runqueue *rq, uint64_t now)
     rq->debug_drop_timer = false;
 }
 
+/* Who looks for due sleepers: they differ in how late is too late. */
+enum catch_up_from
+{
+    FROM_IRQ,       /* an interrupt's exit: due is enough */
+    FROM_KICK,      /* the watchdog's RESCHEDULE IPI: due is enough */
+    FROM_POLL,      /* schedule() or the idle loop: only when overdue */
+};
+
 /*
  * Wake what is due here; then re-arm, since the head moved (or the
- * timer is gone).  kick: called for a RESCHEDULE IPI.  IRQs off.
+ * timer is gone).  IRQs off.
  */
-static void catch_up(struct runqueue *rq, bool kick)
+static void catch_up(struct runqueue *rq, enum catch_up_from from)
 {
     uint64_t now;
 
     if ( !rq->sleepers || rq->sleepers->wake_at > (now = rdtsc()) )
         return;
     /*
+     * A poll wakes only a sleeper whose timer has clearly failed: one
+     * that merely came due would otherwise be woken at once, and a short
+     * sleep (the detector's readers pace with 20 us ones) would never
+     * halt, spinning on host CPUs that other vCPUs need: under TCG the
+     * 1,000,000-flush detector ran 4 times slower so.
+     */
+    if ( from == FROM_POLL &&
+         now - rq->sleepers->wake_at < us_to_cycles(TIMER_GRACE_US / 2) )
+        return;
+    /*
      * ktest: only the watchdog may end a sleep whose timer was dropped;
      * under Xen an early return from HLT or a stray wake-up would often
      * do it first, and the watchdog would go untested.
      */
-    if ( rq->debug_drop_timer && !kick )
+    if ( rq->debug_drop_timer && from != FROM_KICK )
         return;
     classify_miss(rq, now);
     wake_due(rq, now);
@@ -290,7 +312,7 @@ void sched_irq_exit(unsigned int vector)
 
     /* Before sched_init() there is nothing to wake. */
     if ( rq->idle )
-        catch_up(rq, vector == RESCHEDULE_VECTOR);
+        catch_up(rq, vector == RESCHEDULE_VECTOR ? FROM_KICK : FROM_IRQ);
 }
 
 /* What the CPU needs for next: its stacks, its address space, a slice. */
@@ -317,7 +339,7 @@ static void schedule(void)
     struct runqueue *rq = this_rq();
     struct thread *cur = rq->current, *next;
 
-    catch_up(rq, false);
+    catch_up(rq, FROM_POLL);
     watch_others(rq, rdtsc());
     spin_lock(&rq->lock);
     next = dequeue(rq);
@@ -481,7 +503,7 @@ static __noreturn void idle_loop(void *unused)
          * after the check still ends the HLT.
          */
         local_irq_disable();
-        catch_up(rq, false);
+        catch_up(rq, FROM_POLL);
         if ( !READ_ONCE(rq->head) )
         {
             safe_halt();

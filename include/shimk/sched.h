@@ -67,7 +67,8 @@ void yield(void);
 /*
  * Block for at least us microseconds; the CPU halts if nothing else
  * runs (under a hypervisor that frees the physical CPU, which busy
- * waiting would not).  The local APIC timer wakes the thread.
+ * waiting would not).  The local APIC timer wakes the thread, or, when
+ * its interrupt is lost, any later interrupt or the watchdog's kick.
  */
 void thread_sleep_us(uint64_t us);
 
@@ -79,7 +80,8 @@ void thread_sleep_us(uint64_t us);
  * No halt at all once *done (may be NULL) is set: a waker sets it, then
  * sends an IPI, and cannot be missed.  The timer is only a backstop
  * (under Xen in TCG a vCPU's one-shot timer was seen to fire 50 ms late,
- * and now and then not at all).
+ * and now and then not at all); a halt that overruns by the watchdog's
+ * grace is kicked too.
  */
 void thread_halt_us(uint64_t us, const volatile bool *done);
 
