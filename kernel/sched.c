@@ -658,15 +658,19 @@ void sched_dump(void)
     {
         const struct runqueue *rq = &runqueues[cpu];
         uint64_t due = READ_ONCE(rq->next_due);
+        char when[48];
 
-        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s%lu us; "
-               "timers lost %lu, slow %lu\n", cpu,
-               sched_running_on(cpu), sched_queued(cpu),
-               !due ? "no timed event " : due > now ? "next event in " :
-                                                      "an event overdue by ",
-               !due ? 0ul : (unsigned long)(cycles_to_ns(due > now ?
-                                                due - now : now - due) / 1000),
-               (unsigned long)rq->stats.lost,
+        if ( !due )
+            ksnprintf(when, sizeof(when), "no timed event");
+        else
+            ksnprintf(when, sizeof(when), "%s %lu us",
+                      due > now ? "next event in" : "an event overdue by",
+                      (unsigned long)(cycles_to_ns(due > now ? due - now
+                                                             : now - due) /
+                                      1000));
+        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; timers lost "
+               "%lu, slow %lu\n", cpu, sched_running_on(cpu),
+               sched_queued(cpu), when, (unsigned long)rq->stats.lost,
                (unsigned long)rq->stats.slow);
     }
 }
