@@ -295,6 +295,7 @@ const struct hypervisor_ops xen_ops = {
     .name = "xen",
     .setup = xen_setup,
     .ap_setup = xen_ap_setup,
+    .cpu_up = xen_vcpu_start,
     .flush_tlb = xen_flush_tlb,
     .describe = xen_describe,
     .shutdown = xen_exit,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Bring up the application processors: MADT, trampoline, INIT-SIPI-SIPI. */
+/* Bring up the application processors: MADT, then INIT-SIPI or the L0. */
 
 #include <guest/hypervisor-ops.h>
 #include <shimk/acpi.h>
@@ -23,12 +23,17 @@
 #include <asm/smp.h>
 
 /*
- * shimk starts APs the same way everywhere: INIT, then STARTUP IPIs
- * through the (virtual) local APIC, into a real-mode trampoline below
- * 1 MiB (SDM Vol. 3A, 9.4.4).  QEMU TCG, KVM and Xen (PVH dom0 and
- * domU) all emulate this; Xen's VCPUOP_initialise + VCPUOP_up would
- * skip real mode, but only works under Xen, and one path tested in
- * every environment is worth more than a faster one tested in one.
+ * Two ways to start an AP:
+ * - INIT, then STARTUP IPIs through the (virtual) local APIC, into a
+ *   real-mode trampoline below 1 MiB (SDM Vol. 3A, 9.4.4).  Every
+ *   environment emulates this.
+ * - the L0's own call (hypervisor_ops.cpu_up): under Xen, VCPUOP_
+ *   initialise + VCPUOP_up.  It is the default there because Xen pauses
+ *   every INIT and STARTUP IPI sender until the IPI is delivered, and
+ *   Xen 4.17's credit2 (its default scheduler) can leave the paused BSP
+ *   unscheduled for good after the unpause: 3-6 % of 4-vCPU boots
+ *   stalled so (README, "AP start-up under Xen").  The hypercall
+ *   pauses nobody.  ap-start=sipi keeps the IPIs for testing them.
  * APs are started one at a time: they share the trampoline's fields.
  */
 
@@ -44,6 +49,12 @@ uint_param("nr-cpus", opt_nr_cpus, 1, NR_CPUS);
 
 static bool opt_ipi_shorthand = true;
 boolean_param("ipi-shorthand", opt_ipi_shorthand);
+
+/* ap-start=<auto|sipi|hypercall>: how APs are started (see above). */
+static char opt_ap_start[16] = "auto";
+string_param("ap-start", opt_ap_start);
+
+bool ap_start_hypercall __read_mostly;
 
 static volatile bool panic_stop;
 
@@ -191,39 +202,99 @@ static bool wait_online(unsigned int cpu, uint64_t ms)
     return true;
 }
 
-static bool start_ap(struct cpu_info *ci)
+/*
+ * SDM 9.4.4.1: INIT, 10 ms, STARTUP, 200 us, STARTUP.  The 10 ms and
+ * the second STARTUP are for real hardware.  An emulated APIC acts on
+ * INIT at once and never drops a STARTUP, so under a hypervisor the
+ * second one goes only to an AP not alive after SECOND_SIPI_MS: each
+ * IPI pauses the sender under Xen, and under TCG an AP takes longer
+ * than 1 ms to reach C, so the second STARTUP was always sent.
+ */
+#define SECOND_SIPI_MS 100
+
+static bool start_ap_sipi(struct cpu_info *ci)
 {
     uint32_t sipi = APIC_DM_STARTUP | (uint32_t)(tramp_pa >> PAGE_SHIFT);
+    bool virt = boot_cpu.hypervisor;
 
     *(uint64_t *)TRAMP_FIELD(tr_stack) = ci->kernel_stack_top;
     *(uint64_t *)TRAMP_FIELD(tr_cpu) = (uint64_t)ci;
     *(uint64_t *)TRAMP_FIELD(tr_entry) = (uint64_t)ap_entry;
-    cpu_infos[ci->cpu] = ci;
     smp_mb();
 
-    /*
-     * SDM 9.4.4.1: INIT, 10 ms, STARTUP, 200 us, STARTUP.  The 10 ms is
-     * for real hardware; emulated APICs act on INIT at once.
-     */
     apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
-    mdelay(boot_cpu.hypervisor ? 1 : 10);
+    if ( !virt )
+        mdelay(10);
     apic_icr_write(sipi, ci->apic_id);
-    if ( !wait_alive(ci, 1) )
+    if ( wait_alive(ci, virt ? SECOND_SIPI_MS : 1) )
+        return true;
+    apic_icr_write(sipi, ci->apic_id);
+    if ( wait_alive(ci, AP_START_TIMEOUT_MS) )
+        return true;
+    /* Park it again so it cannot wake up inside the next AP's run. */
+    apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
+    return false;
+}
+
+/* The L0's call: the AP starts in ap_entry, in long mode, on its stack. */
+static bool start_ap_hypercall(struct cpu_info *ci, uint32_t acpi_uid)
+{
+    int rc = hypervisor_ops.cpu_up(acpi_uid, (uint64_t)ap_entry,
+                                   ci->kernel_stack_top, (uint64_t)ci,
+                                   kernel_root);
+
+    if ( rc )
+        return false;
+    return wait_alive(ci, AP_START_TIMEOUT_MS);
+}
+
+static bool start_ap(struct cpu_info *ci, uint32_t acpi_uid)
+{
+    bool ok;
+
+    cpu_infos[ci->cpu] = ci;
+    smp_mb();
+    ok = ap_start_hypercall ? start_ap_hypercall(ci, acpi_uid)
+                            : start_ap_sipi(ci);
+    if ( !ok )
     {
-        apic_icr_write(sipi, ci->apic_id);
-        if ( !wait_alive(ci, AP_START_TIMEOUT_MS) )
-        {
-            /* Park it again so it cannot wake up inside the next AP's run. */
-            apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
-            cpu_infos[ci->cpu] = NULL;
-            return false;
-        }
+        cpu_infos[ci->cpu] = NULL;
+        return false;
     }
     /* Online once its idle thread runs (sched_start_ap). */
     if ( !wait_online(ci->cpu, AP_START_TIMEOUT_MS) )
         panic("CPU%u (APIC id %u) reached C but never went online",
               ci->cpu, ci->apic_id);
     return true;
+}
+
+/* ap-start=: the L0's call by default where there is one. */
+static void choose_ap_start(void)
+{
+    bool have = hypervisor_ops.cpu_up != NULL;
+
+    if ( !strcmp(opt_ap_start, "hypercall") )
+    {
+        if ( !have )
+            pr_warn("cmdline: ap-start: hypercall: the L0 (%s) has no "
+                    "CPU start call (kept sipi)\n", hypervisor_ops.name ?:
+                    "none");
+        ap_start_hypercall = have;
+    }
+    else if ( !strcmp(opt_ap_start, "sipi") )
+        ap_start_hypercall = false;
+    else
+    {
+        if ( strcmp(opt_ap_start, "auto") )
+            pr_warn("cmdline: ap-start: unknown value '%s' (kept auto)\n",
+                    opt_ap_start);
+        ap_start_hypercall = have;
+    }
+    if ( ap_start_hypercall )
+        pr_info("smp: starting APs with %s's CPU start call\n",
+                hypervisor_ops.name);
+    else
+        pr_info("smp: starting APs with INIT and STARTUP IPIs\n");
 }
 
 void smp_init(void)
@@ -240,7 +311,8 @@ void smp_init(void)
     if ( acpi_find_madt(&madt) )
         goto done;
 
-    if ( !trampoline_setup() )
+    choose_ap_start();
+    if ( !ap_start_hypercall && !trampoline_setup() )
         goto done;
 
     WRITE_ONCE(cpu_bringup_in_progress, true);
@@ -264,7 +336,7 @@ void smp_init(void)
         }
         nr_cpus_wanted++;
         ci = alloc_cpu(cpu, m->apic_id);
-        if ( !start_ap(ci) )
+        if ( !start_ap(ci, m->acpi_uid) )
         {
             pr_warn("smp: CPU with APIC id %u did not start within %u ms; "
                     "continuing without it\n", m->apic_id,

@@ -21,6 +21,9 @@ extern bool cpu_bringup_in_progress;
 /* Whether ALLBUT may be used at all (ipi-shorthand=, every CPU up). */
 extern bool ipi_shorthand_enabled;
 
+/* APs were started by the L0's call, not INIT-SIPI (ap-start=). */
+extern bool ap_start_hypercall;
+
 /* Read the MADT and start every AP; boot CPU, after the APIC and heap. */
 void smp_init(void);
 

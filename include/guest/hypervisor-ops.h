@@ -22,6 +22,13 @@ struct hypervisor_ops
     void (*setup)(void);
     /* Each AP, as it comes up. */
     int (*ap_setup)(void);
+    /*
+     * Start the AP that the MADT lists with ACPI id acpi_uid: it begins
+     * at rip in long mode, IF clear, with rsp, rdi = arg and cr3.  0 once
+     * the L0 has made it runnable, or -errno.  NULL: INIT-SIPI only.
+     */
+    int (*cpu_up)(unsigned int acpi_uid, uint64_t rip, uint64_t rsp,
+                  uint64_t arg, uint64_t cr3);
     /* After a suspend/resume (none happen in shimk today). */
     void (*resume)(void);
     /*

@@ -50,6 +50,13 @@ void xen_console_init(bool domu);
 /* Did xenconsoled stop draining the ring (output then dropped)? */
 bool xen_console_stuck(void);
 
+/*
+ * VCPUOP_initialise + VCPUOP_up of vCPU vcpu in long mode (guest/
+ * xen-vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.
+ */
+int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
+                   uint64_t arg, uint64_t cr3);
+
 /* From CPUID leaf base+4, when Xen says (-1 otherwise). */
 int xen_domain_id(void);
 bool xen_is_dom0(void);

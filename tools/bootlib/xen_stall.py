@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Ask a silent Xen for its state (debug keys) and say who is stuck.
+#
+# Used by tools/boot when a run under Xen reaches its timeout: rather than a
+# bare "timeout", the verdict names the L0 or shimk. Xen reads its debug
+# keys from the serial console once input is switched to it (three CTRL-A,
+# xen/drivers/char/console.c); 'q' dumps every domain's vCPUs
+# (xen/common/keyhandler.c: dump_domains), 'r' the scheduler's run queues.
+
+import re
+
+# Switch the serial input to Xen, then the keys.
+KEYS = b"\x01\x01\x01qr"
+# Time for Xen (under TCG) to print the dumps.
+DUMP_WAIT_S = 4.0
+
+_DOMAIN_RE = re.compile(r"VCPU information and callbacks for domain (\d+):")
+_VCPU_RE = re.compile(r"^\s*VCPU(\d+): CPU(\d+) \[has=([TF])\]")
+_PAUSE_RE = re.compile(r"^\s*pause_count=(\d+) pause_flags=([0-9a-fA-F]+)")
+# Xen's pause_flags bits (xen/include/xen/sched.h).
+_VPF_BLOCKED = 1 << 0
+_VPF_DOWN = 1 << 1
+
+
+class VcpuState:
+    def __init__(self, vcpu, pcpu, running):
+        self.vcpu = vcpu
+        self.pcpu = pcpu
+        self.running = running
+        self.pause_count = None
+        self.pause_flags = None
+
+    def state(self):
+        if self.running:
+            return "running"
+        if self.pause_flags is None:
+            return "unknown"
+        if self.pause_flags & _VPF_DOWN:
+            return "down"
+        if self.pause_flags & _VPF_BLOCKED:
+            return "blocked"
+        if self.pause_count or self.pause_flags:
+            return "paused"
+        return "runnable"
+
+
+def parse_vcpus(lines):
+    """{domid: [VcpuState]} from Xen's 'q' dump ("(XEN) " already gone)."""
+    doms = {}
+    dom = None
+    last = None
+    for text in lines:
+        m = _DOMAIN_RE.search(text)
+        if m:
+            dom = int(m.group(1))
+            doms[dom] = []
+            last = None
+            continue
+        if dom is None:
+            continue
+        m = _VCPU_RE.match(text)
+        if m:
+            last = VcpuState(int(m.group(1)), int(m.group(2)),
+                             m.group(3) == "T")
+            doms[dom].append(last)
+            continue
+        m = _PAUSE_RE.match(text)
+        if m and last is not None and last.pause_flags is None:
+            last.pause_count = int(m.group(1))
+            last.pause_flags = int(m.group(2), 16)
+    return doms
+
+
+def diagnose(lines, domid):
+    """One sentence: whether the L0 or shimk (domain domid) is stuck."""
+    doms = parse_vcpus(lines)
+    if domid not in doms or not doms[domid]:
+        return ("no answer to Xen's debug keys for d%d (Xen itself may be "
+                "stuck)" % domid)
+    vcpus = doms[domid]
+    states = ", ".join("d%dv%d %s" % (domid, v.vcpu, v.state())
+                       for v in vcpus)
+    runnable = [v for v in vcpus if v.state() == "runnable"]
+    running = [v for v in vcpus if v.state() == "running"]
+    if runnable and not running:
+        return ("stall of the L0: Xen leaves %s runnable but runs none of "
+                "them (%s)" % (", ".join("d%dv%d" % (domid, v.vcpu)
+                                         for v in runnable), states))
+    if running:
+        return ("stall of shimk: %s still running, so shimk spins or "
+                "waits without a bound (%s)"
+                % (", ".join("d%dv%d" % (domid, v.vcpu) for v in running),
+                   states))
+    if all(v.state() in ("blocked", "down") for v in vcpus):
+        return ("stall of shimk: every vCPU halted or down, waiting for "
+                "an interrupt that nothing arms (%s)" % states)
+    return "stuck, cause unclear (%s)" % states
