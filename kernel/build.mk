@@ -19,6 +19,7 @@ obj-y += kernel/acpi.o
 obj-y += kernel/acpi-tables.o
 obj-y += kernel/cpumask.o
 obj-y += kernel/sched.o
+obj-y += kernel/timer-oneshot.o
 obj-y += kernel/sort.o
 obj-y += kernel/syscall.o
 obj-y += kernel/task.o

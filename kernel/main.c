@@ -68,18 +68,19 @@ static void print_policy_line(void)
 
 /*
  * DESIGN.md section 5: one line, keys in this order; shimk adds
- * tsc-khz at the end.
+ * tsc-khz, ap-start and the timer's mode at the end (README).
  */
 static void print_boot_summary(void)
 {
     printk("shimk: boot hv=%s boot=%s cpus=%u x2apic=%d pge=%d invpcid=%d "
            "pcid=%d assisted-flush=%d tlb-clock=%d shorthand=%d "
-           "tsc-khz=%lu\n",
+           "tsc-khz=%lu ap-start=%s\n",
            hv_type_name(hypervisor_type()),
            boot_protocol_name(boot_info.protocol), nr_cpus_online,
            x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, use_invpcid,
            (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, hypervisor_has_flush_tlb(),
-           tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz);
+           tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz,
+           ap_start_hypercall ? "hypercall" : "sipi");
     hypervisor_print_line();
     print_policy_line();
 }
@@ -115,6 +116,7 @@ static __noreturn void run_and_exit(void)
     if ( sel[0] || bench[0] )
     {
         flush_counters_print();
+        sched_timer_print();
         machine_exit(code);
     }
     if ( opt_idle )
@@ -123,6 +125,7 @@ static __noreturn void run_and_exit(void)
         for ( ;; )
             safe_halt();
     }
+    sched_timer_print();
     machine_exit(EXIT_SUCCESS);
 }
 

@@ -10,6 +10,7 @@
 #include <shimk/spinlock.h>
 #include <shimk/string.h>
 #include <shimk/time.h>
+#include <shimk/timer-oneshot.h>
 #include <asm/apic.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
@@ -25,6 +26,14 @@
  * thread_join, or exit.
  */
 
+/* One entry of a CPU's ring of recent timer events. */
+#define TIMER_TRACE 16
+struct timer_event
+{
+    char what;
+    uint64_t tsc, deadline, head;
+};
+
 struct runqueue
 {
     spinlock_t lock;
@@ -36,12 +45,16 @@ struct runqueue
     volatile bool need_resched; /* a user thread's slice is over */
     struct thread *sleepers;    /* by wake time; this CPU only, IRQs off */
     uint64_t slice_end;         /* TSC; 0 when no slice is running */
+    uint64_t halt_until;        /* TSC; 0 unless in thread_halt_us() */
+    struct oneshot timer;       /* what the local timer has outstanding */
+    struct timer_event trace[TIMER_TRACE];  /* the last few, for a bug */
+    unsigned int trace_n;
     /* The watchdog (see below). */
     volatile uint64_t next_due;     /* earliest wake, halt or slice end */
     uint64_t stalled_since;         /* seen idle with threads queued */
     uint64_t kicked_at;             /* last watchdog IPI to this CPU */
     uint64_t watched_at;            /* this CPU last looked at others */
-    bool debug_drop_timer;          /* ktest: as if the L0 lost them */
+    bool debug_drop_timer;          /* ktest: as if the L0 never delivered */
     struct sched_timer_stats stats;
 } __aligned(64);
 
@@ -53,29 +66,34 @@ struct runqueue
 #define USER_SLICE_US 10000
 
 /*
- * A one-shot timer interrupt can be lost: under Xen in TCG a vCPU's
- * LAPIC timer was seen to fire 50 ms late, and now and then not at all,
- * which left a sleeper asleep for good.  So a sleeper does not depend on
- * its timer alone:
+ * One local timer per CPU serves every timed event: the earliest
+ * sleeper, a halt's end, a user slice's end.  An arm writes the timer
+ * only when it brings the expiry forward (kernel/timer-oneshot.c): an
+ * expiry that is due but not yet delivered is never written over, since
+ * QEMU and Xen deliver it late, from another context, and a write in
+ * between cancels it.  Under TCG and Xen that delivery can be hundreds
+ * of ms late on a loaded host (../shared/reference/apic-timer.md), so a
+ * sleeper does not wait on the timer alone:
  * - every interrupt's exit wakes the sleepers that are due, and every
  *   pass through schedule() or the idle loop those overdue by half the
  *   grace;
  * - a CPU passing through schedule() or its timer interrupt looks at the
- *   others: one whose next timed event (a wake-up, the end of a halt or
- *   of a user slice) is TIMER_GRACE_US overdue gets a RESCHEDULE IPI (a
- *   kick), which wakes it and re-arms its timer.  So does an idle CPU
- *   seen with threads queued for as long: under Xen in TCG a vCPU was
- *   also seen to stay in HLT after the interrupt that queued them (why,
- *   is not known).
- * The kicked CPU classifies the miss from its own APIC (SDM Vol. 3A,
- * 11.5.4 and 11.8.4): a timer run down to 0 with no interrupt requested
- * in the IRR was lost; one still counting ran slow against the TSC
- * (Xen's default timer mode, delay_for_missed_ticks in
- * public/hvm/params.h, stops a vCPU's virtual timers while the vCPU is
- * descheduled, and a guest cannot change the mode).  An interrupt merely
- * held off by IF=0 is still requested, and is neither.
+ *   others: one whose next timed event is TIMER_GRACE_US overdue gets a
+ *   RESCHEDULE IPI (a kick), which wakes its due sleepers.  So does an
+ *   idle CPU seen with threads queued for as long.  The watchdog is the
+ *   bound on the L0's lateness.
+ * Every wake later than LATE_SLACK_US is counted by its cause (enum
+ * late_wake): nothing armed (a shimk bug), armed too late, the L0's
+ * clock behind (the count still running: Xen's default timer mode,
+ * delay_for_missed_ticks in public/hvm/params.h, stops a descheduled
+ * vCPU's timers), expired but not yet delivered, or delivered late.  An
+ * expiry still undelivered TIMER_LOST_MS after it was due is counted
+ * lost, and only then is the timer written again.
  */
 #define TIMER_GRACE_US 10000
+#define LATE_SLACK_US  1000
+
+#define TIMER_LOST_MS  2000
 
 static struct runqueue runqueues[NR_CPUS];
 static struct thread boot_thread = { .name = "boot", .state = THREAD_RUNNING };
@@ -143,36 +161,124 @@ static void finish_switch(void)
         WRITE_ONCE(prev->done, true);
 }
 
-/*
- * One local timer serves two purposes: the end of a user thread's slice
- * and the earliest sleeper's wake-up.  Program it for the nearer one.
- */
-static void rearm_timer(struct runqueue *rq)
+/* Note a timer event in the CPU's ring; IRQs off. */
+static void tr(struct runqueue *rq, char what, uint64_t deadline)
 {
-    uint64_t now = rdtsc(), next = 0;
+    struct timer_event *e = &rq->trace[rq->trace_n++ % TIMER_TRACE];
 
-    if ( rq->slice_end )
-        next = rq->slice_end;
-    if ( rq->sleepers && (!next || rq->sleepers->wake_at < next) )
-        next = rq->sleepers->wake_at;
-    rq->next_due = next;
-    if ( !next || rq->debug_drop_timer )
-        apic_timer_oneshot(0);
-    else
-        apic_timer_oneshot(next > now ? MAX(cycles_to_ns(next - now) / 1000,
-                                            (uint64_t)1)
-                                      : 1);
+    e->what = what;
+    e->tsc = rdtsc();
+    e->deadline = deadline;
+    e->head = rq->sleepers ? rq->sleepers->wake_at : 0;
 }
 
-/* Move the sleepers due by now to the run queue; IRQs off. */
-static bool wake_due(struct runqueue *rq, uint64_t now)
+static void dump_trace(const struct runqueue *rq)
+{
+    for ( unsigned int i = 0; i < TIMER_TRACE; i++ )
+    {
+        const struct timer_event *e =
+            &rq->trace[(rq->trace_n + i) % TIMER_TRACE];
+
+        if ( e->what )
+            printk(KERN_ERR "shimk:   %c at %lu: deadline %lu, first "
+                   "sleeper %lu\n", e->what, (unsigned long)e->tsc,
+                   (unsigned long)e->deadline, (unsigned long)e->head);
+    }
+}
+
+/* Ask for an interrupt at deadline, writing the timer only if needed. */
+static void timer_arm(struct runqueue *rq, uint64_t deadline)
+{
+    tr(rq, 'a', deadline);
+    switch ( oneshot_arm(&rq->timer, deadline, rdtsc(),
+                         ms_to_cycles(TIMER_LOST_MS)) )
+    {
+    case ONESHOT_KEEP:
+        rq->stats.arms_kept++;
+        return;
+    case ONESHOT_WRITE_LOST:
+        rq->stats.lost++;
+        break;
+    case ONESHOT_WRITE:
+        break;
+    }
+    apic_timer_program(deadline, !rq->debug_drop_timer, &rq->timer);
+    tr(rq, 'w', deadline);
+    rq->stats.arm_writes++;
+}
+
+static uint64_t earliest(uint64_t a, uint64_t b)
+{
+    return !a ? b : !b ? a : MIN(a, b);
+}
+
+/* Arm the timer for this CPU's next timed event, if it has one. */
+static void rearm_timer(struct runqueue *rq)
+{
+    uint64_t next = earliest(earliest(rq->slice_end, rq->halt_until),
+                             rq->sleepers ? rq->sleepers->wake_at : 0);
+
+    rq->next_due = next;
+    if ( next )
+        timer_arm(rq, next);
+}
+
+/* A sleeper woken LATE_SLACK_US or more after due: count why. */
+static void count_late(struct runqueue *rq, uint64_t due, uint64_t now,
+                       const struct oneshot *was, bool by_timer,
+                       int *counting)
+{
+    struct sched_timer_stats *st = &rq->stats;
+    struct late_wake_facts f = { .due = due, .armed = *was,
+                                 .by_timer = by_timer };
+    enum late_wake why;
+    uint64_t late_us = cycles_to_ns(now - due) / 1000;
+
+    /* The hardware is read once per wake-up pass, and only if late. */
+    if ( !by_timer && *counting < 0 )
+        *counting = apic_timer_counting();
+    f.timer_counting = !by_timer && *counting > 0;
+    why = late_wake_classify(&f, us_to_cycles(LATE_SLACK_US));
+    st->late[why]++;
+    /*
+     * A shimk bug: say what was armed, and the CPU's last timer events
+     * (s: a sleep queued, a: an arm asked, w: written, i: interrupt).
+     */
+    if ( why == LATE_NOT_ARMED && st->late[why] <= 3 )
+        printk(KERN_ERR "shimk: timer: CPU%u woke a sleeper %lu us late "
+               "(%s) with %s armed (deadline %lu, due %lu, now %lu)\n",
+               smp_processor_id(), (unsigned long)late_us,
+               by_timer ? "by its interrupt" : "by another path",
+               was->deadline ? "a later expiry" : "nothing",
+               (unsigned long)was->deadline, (unsigned long)due,
+               (unsigned long)now);
+    if ( why == LATE_NOT_ARMED && st->late[why] <= 3 )
+        dump_trace(rq);
+    if ( late_us > st->worst_late_us )
+    {
+        st->worst_cpu = smp_processor_id();
+        st->worst_late_us = late_us;
+        st->worst_why = why;
+    }
+}
+
+/*
+ * Move the sleepers due by now to the run queue, counting late ones
+ * against *was, the timer as it stood (before its interrupt, by_timer).
+ * IRQs off.
+ */
+static bool wake_due(struct runqueue *rq, uint64_t now,
+                     const struct oneshot *was, bool by_timer)
 {
     bool woke = false;
+    int counting = -1;
 
     while ( rq->sleepers && rq->sleepers->wake_at <= now )
     {
         struct thread *t = rq->sleepers;
 
+        if ( now - t->wake_at >= us_to_cycles(LATE_SLACK_US) )
+            count_late(rq, t->wake_at, now, was, by_timer, &counting);
         rq->sleepers = t->sleep_next;
         t->state = THREAD_RUNNABLE;
         spin_lock(&rq->lock);
@@ -184,31 +290,6 @@ static bool wake_due(struct runqueue *rq, uint64_t now)
     if ( woke && rq->current->task )
         rq->need_resched = true;
     return woke;
-}
-
-/*
- * A sleeper is due and the timer did not wake it: when it is overdue
- * past the grace, say why from the APIC's own state.  IRQs off.
- */
-static void classify_miss(struct runqueue *rq, uint64_t now)
-{
-    struct sched_timer_stats *st = &rq->stats;
-    uint64_t late = now - rq->sleepers->wake_at;
-
-    /* Half the grace: the kicker's TSC and this one may differ a bit. */
-    if ( late < us_to_cycles(TIMER_GRACE_US / 2) ||
-         apic_vector_requested(TIMER_VECTOR) )
-        return;
-    if ( apic_timer_remaining() )
-        st->slow++;
-    else
-        st->lost++;
-    if ( cycles_to_ns(late) / 1000 > st->worst_late_us )
-    {
-        st->worst_cpu = smp_processor_id();
-        st->worst_late_us = cycles_to_ns(late) / 1000;
-    }
-    rq->debug_drop_timer = false;
 }
 
 /* Who looks for due sleepers: they differ in how late is too late. */
@@ -246,8 +327,8 @@ static void catch_up(struct runqueue *rq, enum catch_up_from from)
      */
     if ( rq->debug_drop_timer && from != FROM_KICK )
         return;
-    classify_miss(rq, now);
-    wake_due(rq, now);
+    if ( wake_due(rq, now, &rq->timer, false) && from == FROM_KICK )
+        rq->stats.kick_wakes++;
     rearm_timer(rq);
 }
 
@@ -529,10 +610,15 @@ static void timer_interrupt(struct cpu_regs *regs)
 {
     struct runqueue *rq = this_rq();
     uint64_t now = rdtsc();
+    struct oneshot was = rq->timer;
 
     apic_eoi();
+    /* Delivered: nothing is outstanding until the next arm. */
+    rq->timer.deadline = 0;
+    tr(rq, 'i', was.deadline);
     rq->stats.timer_irqs++;
-    wake_due(rq, now);
+    rq->stats.last_timer_irq = now;
+    wake_due(rq, now, &was, true);
     if ( rq->slice_end && rq->slice_end <= now )
     {
         rq->slice_end = 0;
@@ -557,6 +643,7 @@ void thread_sleep_us(uint64_t us)
     cur->sleep_next = *pp;
     *pp = cur;
     cur->state = THREAD_SLEEPING;
+    tr(rq, 's', cur->wake_at);
     rearm_timer(rq);
     schedule();
     local_irq_restore(f);
@@ -573,15 +660,11 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
 {
     unsigned long f = local_irq_save();
     struct runqueue *rq = this_rq();
-    uint64_t until = rdtsc() + us_to_cycles(us);
+    uint64_t until = rdtsc() + us_to_cycles(MAX(us, (uint64_t)1));
 
-    /* The scheduler's own next event stays armed when it comes first. */
-    if ( (!rq->slice_end || rq->slice_end > until) &&
-         (!rq->sleepers || rq->sleepers->wake_at > until) )
-        apic_timer_oneshot(MAX(us, (uint64_t)1));
-    /* The watchdog covers a halt as it does a sleep: its end is due. */
-    if ( !rq->next_due || until < rq->next_due )
-        rq->next_due = until;
+    /* A timed event like the others, watched by the watchdog too. */
+    rq->halt_until = until;
+    rearm_timer(rq);
     /*
      * With interrupts off: an IPI sent after *done was set is pending by
      * now, and ends the HLT at once; so a waker that sets *done and
@@ -589,8 +672,9 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
      */
     if ( !READ_ONCE(rq->head) && !rq->need_resched && !(done && *done) )
         safe_halt();
-    /* Any interrupt ended the halt: put the scheduler's timer back. */
+    /* Any interrupt ended the halt. */
     local_irq_disable();
+    rq->halt_until = 0;
     rearm_timer(rq);
     local_irq_restore(f);
 }
@@ -627,26 +711,93 @@ void sched_start_ap(void)
     idle_loop(NULL);
 }
 
+static void add_stats(struct sched_timer_stats *sum,
+                      const struct sched_timer_stats *st)
+{
+    sum->timer_irqs += READ_ONCE(st->timer_irqs);
+    sum->arm_writes += READ_ONCE(st->arm_writes);
+    sum->arms_kept += READ_ONCE(st->arms_kept);
+    sum->kicks_sent += READ_ONCE(st->kicks_sent);
+    sum->stall_kicks += READ_ONCE(st->stall_kicks);
+    sum->kick_wakes += READ_ONCE(st->kick_wakes);
+    sum->lost += READ_ONCE(st->lost);
+    for ( unsigned int i = 0; i < NR_LATE_WAKE; i++ )
+        sum->late[i] += READ_ONCE(st->late[i]);
+    if ( READ_ONCE(st->worst_late_us) > sum->worst_late_us )
+    {
+        sum->worst_cpu = st->worst_cpu;
+        sum->worst_late_us = st->worst_late_us;
+        sum->worst_why = st->worst_why;
+    }
+}
+
 void sched_timer_stats(struct sched_timer_stats *sum)
 {
     unsigned int cpu;
 
     memset(sum, 0, sizeof(*sum));
     for_each_cpu ( cpu, &cpu_online_mask )
-    {
-        const struct sched_timer_stats *st = &runqueues[cpu].stats;
+        add_stats(sum, &runqueues[cpu].stats);
+}
 
-        sum->timer_irqs += READ_ONCE(st->timer_irqs);
-        sum->kicks_sent += READ_ONCE(st->kicks_sent);
-        sum->stall_kicks += READ_ONCE(st->stall_kicks);
-        sum->lost += READ_ONCE(st->lost);
-        sum->slow += READ_ONCE(st->slow);
-        if ( READ_ONCE(st->worst_late_us) > sum->worst_late_us )
-        {
-            sum->worst_cpu = st->worst_cpu;
-            sum->worst_late_us = st->worst_late_us;
-        }
-    }
+void sched_cpu_timer_stats(unsigned int cpu, struct sched_timer_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    add_stats(st, &runqueues[cpu].stats);
+}
+
+void sched_timer_delta(struct sched_timer_stats *d,
+                       const struct sched_timer_stats *a,
+                       const struct sched_timer_stats *b)
+{
+    *d = *b;
+    d->timer_irqs -= a->timer_irqs;
+    d->arm_writes -= a->arm_writes;
+    d->arms_kept -= a->arms_kept;
+    d->kicks_sent -= a->kicks_sent;
+    d->stall_kicks -= a->stall_kicks;
+    d->kick_wakes -= a->kick_wakes;
+    d->lost -= a->lost;
+    for ( unsigned int i = 0; i < NR_LATE_WAKE; i++ )
+        d->late[i] -= a->late[i];
+}
+
+void sched_timer_format(char *buf, size_t size,
+                        const struct sched_timer_stats *st)
+{
+    size_t n = ksnprintf(buf, size, "late wakes:");
+
+    for ( unsigned int i = 0; i < NR_LATE_WAKE && n < size; i++ )
+        n += ksnprintf(buf + n, size - n, " %s %lu", late_wake_name(i),
+                       (unsigned long)st->late[i]);
+    if ( n < size )
+        n += ksnprintf(buf + n, size - n, ", lost %lu; watchdog kicks %lu "
+                       "(+%lu to idle CPUs with threads queued), %lu woke "
+                       "sleepers; %lu timer interrupts, %lu arms written, "
+                       "%lu kept", (unsigned long)st->lost,
+                       (unsigned long)st->kicks_sent,
+                       (unsigned long)st->stall_kicks,
+                       (unsigned long)st->kick_wakes,
+                       (unsigned long)st->timer_irqs,
+                       (unsigned long)st->arm_writes,
+                       (unsigned long)st->arms_kept);
+    if ( st->worst_late_us && n < size )
+        ksnprintf(buf + n, size - n, "; latest CPU%u %lu us (%s)",
+                  st->worst_cpu, (unsigned long)st->worst_late_us,
+                  late_wake_name(st->worst_why));
+}
+
+void sched_timer_print(void)
+{
+    struct sched_timer_stats st;
+    char buf[400];
+
+    sched_timer_stats(&st);
+    sched_timer_format(buf, sizeof(buf), &st);
+    printk("shimk: timer: %s\n", buf);
+    if ( st.late[LATE_NOT_ARMED] )
+        pr_warn("timer: %lu wakes found nothing armed for them: a shimk "
+                "bug\n", (unsigned long)st.late[LATE_NOT_ARMED]);
 }
 
 void sched_dump(void)
@@ -658,7 +809,8 @@ void sched_dump(void)
     {
         const struct runqueue *rq = &runqueues[cpu];
         uint64_t due = READ_ONCE(rq->next_due);
-        char when[48];
+        struct sched_timer_stats st;
+        char when[48], counts[400];
 
         if ( !due )
             ksnprintf(when, sizeof(when), "no timed event");
@@ -668,19 +820,47 @@ void sched_dump(void)
                       (unsigned long)(cycles_to_ns(due > now ? due - now
                                                              : now - due) /
                                       1000));
-        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; timers lost "
-               "%lu, slow %lu\n", cpu, sched_running_on(cpu),
-               sched_queued(cpu), when, (unsigned long)rq->stats.lost,
-               (unsigned long)rq->stats.slow);
+        sched_cpu_timer_stats(cpu, &st);
+        sched_timer_format(counts, sizeof(counts), &st);
+        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; %s\n", cpu,
+               sched_running_on(cpu), sched_queued(cpu), when, counts);
     }
 }
 
-void sched_debug_drop_timer(unsigned int cpu, bool drop)
+void sched_debug_drop_timer(bool drop)
 {
-    WRITE_ONCE(runqueues[cpu].debug_drop_timer, drop);
+    unsigned long f = local_irq_save();
+    struct runqueue *rq = this_rq();
+
+    rq->debug_drop_timer = drop;
+    if ( !drop )
+    {
+        /* Forget the expiry that was never programmed, and arm for real. */
+        rq->timer.deadline = 0;
+        rearm_timer(rq);
+    }
+    local_irq_restore(f);
 }
 
 uint64_t sched_timer_irqs(unsigned int cpu)
 {
     return READ_ONCE(runqueues[cpu].stats.timer_irqs);
+}
+
+uint64_t sched_last_timer_irq(unsigned int cpu)
+{
+    return READ_ONCE(runqueues[cpu].stats.last_timer_irq);
+}
+
+bool sched_timer_idle_here(void)
+{
+    return !READ_ONCE(this_rq()->timer.deadline);
+}
+
+void sched_timer_arm_here(uint64_t deadline)
+{
+    unsigned long f = local_irq_save();
+
+    timer_arm(this_rq(), deadline);
+    local_irq_restore(f);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Local APIC: mode choice, enable, ICR writes, timer (SDM Vol. 3A, ch. 11). */
+/* Local APIC: mode choice, enable, ICR writes (SDM Vol. 3A, ch. 11). */
 
 #include <shimk/cmdline.h>
 #include <shimk/errno.h>
@@ -15,7 +15,6 @@
 #include <asm/traps.h>
 
 bool x2apic_enabled __read_mostly;
-uint32_t apic_timer_khz __read_mostly;
 static volatile uint8_t *xapic_mmio;
 
 static bool opt_x2apic = true;
@@ -117,6 +116,8 @@ static void apic_enable_local(void)
     apic_write(APIC_ESR, 0);
     apic_write(APIC_SVR, APIC_SVR_ENABLE | SPURIOUS_VECTOR);
     apic_eoi();
+    /* Mode, divider and vector: once per CPU (arch/x86/apic-timer.c). */
+    apic_timer_setup_cpu();
 }
 
 /* The legacy PICs would deliver stray interrupts on vectors 8-15. */
@@ -164,44 +165,6 @@ void apic_init_bsp(void)
 void apic_init_ap(void)
 {
     apic_enable_local();
-}
-
-/*
- * Count the timer down from its maximum for a fixed TSC interval
- * (divide by 1: the rate the count falls is the timer's input clock).
- */
-void apic_timer_calibrate(void)
-{
-    uint64_t start, cycles = us_to_cycles(10000);
-    uint32_t left;
-
-    apic_write(APIC_TIMER_DIV, 0xb);    /* divide by 1 */
-    apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED | TIMER_VECTOR);
-    apic_write(APIC_TIMER_INIT, 0xffffffff);
-    start = rdtsc();
-    while ( rdtsc() - start < cycles )
-        cpu_relax();
-    left = apic_read(APIC_TIMER_CUR);
-    apic_write(APIC_TIMER_INIT, 0);
-    apic_timer_khz = (0xffffffffu - left) / 10;
-    pr_info("apic: timer %u kHz (measured against the TSC)\n",
-            apic_timer_khz);
-}
-
-void apic_timer_oneshot(uint64_t us)
-{
-    uint64_t ticks = us * apic_timer_khz / 1000;
-
-    if ( ticks > 0xffffffffu )
-        ticks = 0xffffffffu;
-    apic_write(APIC_TIMER_DIV, 0xb);
-    apic_write(APIC_LVT_TIMER, TIMER_VECTOR);
-    apic_write(APIC_TIMER_INIT, us ? (uint32_t)(ticks ? ticks : 1) : 0);
-}
-
-uint32_t apic_timer_remaining(void)
-{
-    return apic_read(APIC_TIMER_CUR);
 }
 
 /* IRR: SDM Vol. 3A, 11.8.4; one 32-bit register per 32 vectors. */

@@ -31,6 +31,7 @@
 #define APIC_SVR_ENABLE   (1u << 8)
 #define APIC_LVT_MASKED   (1u << 16)
 #define APIC_LVT_PERIODIC (1u << 17)
+#define APIC_LVT_TSC_DEADLINE (2u << 17)   /* timer mode, bits 18:17 */
 
 /* ICR low word (SDM Vol. 3A, 11.6.1). */
 #define APIC_DM_FIXED     (0u << 8)
@@ -95,19 +96,42 @@ static inline void apic_eoi(void)
  */
 int apic_icr_write(uint32_t lo, uint32_t dest);
 
-/* Local APIC timer ticks per millisecond, measured against the TSC. */
-extern uint32_t apic_timer_khz;
+/* IRR: is vector requested and not yet delivered (SDM Vol. 3A, 11.8.4)? */
+bool apic_vector_requested(unsigned int vector);
 
-/* Measure the timer on the boot CPU; needs tsc_khz. */
+/* --- the local APIC timer (arch/x86/apic-timer.c) --- */
+
+struct oneshot;
+
+/* Ticks per millisecond at divide-by-1, and the bound on its error. */
+extern uint32_t apic_timer_khz;
+extern uint32_t apic_timer_err_ppm;
+
+/* Armed by IA32_TSC_DEADLINE (else a one-shot count); boot CPU decides. */
+extern bool apic_timer_tsc_deadline;
+
+/*
+ * Boot CPU, once tsc_khz is known: measure the timer's rate, choose its
+ * mode (tsc-deadline=), and set this CPU's timer up.
+ */
 void apic_timer_calibrate(void);
 
-/* One interrupt on TIMER_VECTOR after us microseconds (0 stops it). */
-void apic_timer_oneshot(uint64_t us);
+/*
+ * This CPU's divider, LVT mode and vector, written once: writing them
+ * again would cancel an expiry not yet delivered (QEMU, Xen).  Before
+ * apic_timer_calibrate() the LVT stays masked.
+ */
+void apic_timer_setup_cpu(void);
 
-/* Timer ticks left before the one-shot fires (0: stopped or run down). */
-uint32_t apic_timer_remaining(void);
+/*
+ * Program an expiry for TSC deadline (an interrupt on TIMER_VECTOR) with
+ * one register write, and say in *o what was armed and by when the
+ * hardware expires.  hardware false: write nothing (stop the count),
+ * as if the L0 never delivered it (ktest).  IRQs off.
+ */
+void apic_timer_program(uint64_t deadline, bool hardware, struct oneshot *o);
 
-/* Is vector waiting in this CPU's IRR (requested, not yet delivered)? */
-bool apic_vector_requested(unsigned int vector);
+/* Is the last expiry still ahead in the hardware's own clock? */
+bool apic_timer_counting(void);
 
 #endif /* ASM_APIC_H */

@@ -4,6 +4,7 @@
 #define ASM_MSR_H
 
 #define MSR_APIC_BASE       0x0000001b
+#define MSR_TSC_DEADLINE    0x000006e0  /* SDM Vol. 3A, 11.5.4.1 */
 #define MSR_TSC_AUX         0xc0000103
 #define MSR_EFER            0xc0000080
 #define MSR_STAR            0xc0000081

@@ -4,6 +4,7 @@
 #define SHIMK_SCHED_H
 
 #include <shimk/compiler.h>
+#include <shimk/timer-oneshot.h>
 #include <shimk/types.h>
 
 struct aspace;
@@ -68,7 +69,8 @@ void yield(void);
  * Block for at least us microseconds; the CPU halts if nothing else
  * runs (under a hypervisor that frees the physical CPU, which busy
  * waiting would not).  The local APIC timer wakes the thread, or, when
- * its interrupt is lost, any later interrupt or the watchdog's kick.
+ * the L0 delivers its interrupt late, any earlier interrupt or the
+ * watchdog's kick.
  */
 void thread_sleep_us(uint64_t us);
 
@@ -79,9 +81,8 @@ void thread_sleep_us(uint64_t us);
  * leaves its physical CPU to others, which a spinning one does not.
  * No halt at all once *done (may be NULL) is set: a waker sets it, then
  * sends an IPI, and cannot be missed.  The timer is only a backstop
- * (under Xen in TCG a vCPU's one-shot timer was seen to fire 50 ms late,
- * and now and then not at all); a halt that overruns by the watchdog's
- * grace is kicked too.
+ * (under TCG and Xen its interrupt can come hundreds of ms late); a halt
+ * that overruns by the watchdog's grace is kicked too.
  */
 void thread_halt_us(uint64_t us, const volatile bool *done);
 
@@ -90,23 +91,55 @@ __noreturn void thread_exit(void);
 struct thread *current_thread(void);
 
 /*
- * Sleepers whose timer interrupt did not come in time (kernel/sched.c),
- * summed over the online CPUs; worst_* is the latest wake-up so far.
+ * The local timer's account (kernel/sched.c): interrupts, arms, and
+ * every wake LATE_SLACK_US (1 ms) or more after due, by its cause.
  */
 struct sched_timer_stats
 {
     uint64_t timer_irqs;        /* timer interrupts taken */
+    uint64_t last_timer_irq;    /* TSC of the last one (per CPU only) */
+    uint64_t arm_writes;        /* arms that wrote the timer */
+    uint64_t arms_kept;         /* arms that left an earlier expiry */
     uint64_t kicks_sent;        /* watchdog IPIs to overdue CPUs */
     uint64_t stall_kicks;       /* to CPUs idle with threads queued */
-    uint64_t lost;              /* timer ran down, no interrupt came */
-    uint64_t slow;              /* timer still counting past the wake */
+    uint64_t kick_wakes;        /* kicks that woke sleepers */
+    uint64_t late[NR_LATE_WAKE];    /* late wakes by cause */
+    uint64_t lost;              /* undelivered 2 s after due: re-armed */
     unsigned int worst_cpu;
-    uint64_t worst_late_us;     /* 0: none yet */
+    uint64_t worst_late_us;     /* 0: none late yet */
+    enum late_wake worst_why;
 };
+
+/* Summed over the online CPUs; worst_* is the latest wake so far. */
 void sched_timer_stats(struct sched_timer_stats *sum);
 
-/* Timer interrupts cpu has taken. */
+/* One CPU's. */
+void sched_cpu_timer_stats(unsigned int cpu, struct sched_timer_stats *st);
+
+/* *d = b - a for the counts; worst_* as in b. */
+void sched_timer_delta(struct sched_timer_stats *d,
+                       const struct sched_timer_stats *a,
+                       const struct sched_timer_stats *b);
+
+/* "late wakes: nothing-armed N ...; watchdog kicks N ..." */
+void sched_timer_format(char *buf, size_t size,
+                        const struct sched_timer_stats *st);
+
+/* The whole boot's account as "shimk: timer: ...", at exit. */
+void sched_timer_print(void);
+
+/* Timer interrupts cpu has taken, and the TSC of its last one. */
 uint64_t sched_timer_irqs(unsigned int cpu);
+uint64_t sched_last_timer_irq(unsigned int cpu);
+
+/*
+ * ktest: arm this CPU's timer for deadline the way the scheduler does
+ * (an earlier or a due expiry is kept).
+ */
+void sched_timer_arm_here(uint64_t deadline);
+
+/* ktest: has this CPU's timer no expiry outstanding? */
+bool sched_timer_idle_here(void);
 
 /* Every interrupt's exit: wake the sleepers due here (IRQs off). */
 void sched_irq_exit(unsigned int vector);
@@ -115,11 +148,12 @@ void sched_irq_exit(unsigned int vector);
 void sched_dump(void);
 
 /*
- * ktest: while drop is set, CPU cpu arms no timer, as if the L0 lost
- * every one, and only a RESCHEDULE IPI (a watchdog kick) wakes its due
- * sleepers; the first kick to find one late clears it.
+ * ktest: while drop is set, this CPU's arms are kept in the books but
+ * not programmed, as if the L0 never delivered them, and only a
+ * RESCHEDULE IPI (a watchdog kick) wakes its due sleepers.  Clearing it
+ * forgets the expiry that never was, and arms the timer for real.
  */
-void sched_debug_drop_timer(unsigned int cpu, bool drop);
+void sched_debug_drop_timer(bool drop);
 
 /* The name of the thread cpu runs now (for diagnostics; racy). */
 const char *sched_running_on(unsigned int cpu);

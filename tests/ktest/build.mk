@@ -11,6 +11,7 @@ obj-$(CONFIG_KTEST) += tests/ktest/paging.o
 # Keep cases in the order they are written: the TAP stream follows it.
 $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
+obj-$(CONFIG_KTEST) += tests/ktest/timer.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
 obj-$(CONFIG_KTEST) += tests/ktest/guest.o

@@ -65,20 +65,21 @@ static bool report(struct ktest *t, const char *what,
     return true;
 }
 
-/* Sleepers the watchdog had to wake (kernel/sched.c), if any. */
+/* The timer's account over a run, when anything came late or was kicked. */
 static void note_timers(const struct sched_timer_stats *a,
                         const struct sched_timer_stats *b)
 {
-    if ( b->kicks_sent == a->kicks_sent && b->stall_kicks == a->stall_kicks )
+    struct sched_timer_stats d;
+    char counts[400];
+    uint64_t late = 0;
+
+    sched_timer_delta(&d, a, b);
+    for ( unsigned int i = 0; i < NR_LATE_WAKE; i++ )
+        late += d.late[i];
+    if ( !late && !d.kicks_sent && !d.stall_kicks && !d.lost )
         return;
-    ktest_note("scheduler: %lu watchdog kicks woke overdue CPUs and %lu "
-               "idle ones with threads queued; timer interrupts lost %lu, "
-               "slow %lu (the latest wake so far: CPU%u, %lu us late)",
-               (unsigned long)(b->kicks_sent - a->kicks_sent),
-               (unsigned long)(b->stall_kicks - a->stall_kicks),
-               (unsigned long)(b->lost - a->lost),
-               (unsigned long)(b->slow - a->slow), b->worst_cpu,
-               (unsigned long)b->worst_late_us);
+    sched_timer_format(counts, sizeof(counts), &d);
+    ktest_note("scheduler: %s", counts);
 }
 
 static void apply(const struct combo *c)

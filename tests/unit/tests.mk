@@ -65,3 +65,11 @@ unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm-pv.c kernel/cpumask.c \
 unit-tests += bench-stats
 unit-bench-stats-src := tests/unit/test-bench-stats.c kernel/bench-stats.c \
                         kernel/sort.c
+
+unit-tests += apic-calibrate
+unit-apic-calibrate-src := tests/unit/test-apic-calibrate.c \
+                           arch/x86/apic-calibrate.c
+
+unit-tests += timer-oneshot
+unit-timer-oneshot-src := tests/unit/test-timer-oneshot.c \
+                          kernel/timer-oneshot.c

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ktest: the local timer's arms arrive, are never cancelled, and are counted. */
+
+#include <shimk/heap.h>
+#include <shimk/ktest.h>
+#include <shimk/printk.h>
+#include <shimk/sched.h>
+#include <shimk/string.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
+#include <asm/percpu.h>
+#include <asm/processor.h>
+#include <asm/smp.h>
+
+#define WAIT_MS 1000
+/* Longer than the watchdog's grace and than the L0's lateness seen. */
+#define ARRIVE_MS 3000
+#define SHOTS_PER_CPU 2000
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Spin, IRQs on, arming nothing, until cpu takes a timer irq at >= tsc. */
+static bool wait_timer_irq_after(unsigned int cpu, uint64_t tsc,
+                                 uint64_t bound_ms)
+{
+    uint64_t start = rdtsc(), bound = ms_to_cycles(bound_ms);
+
+    while ( sched_last_timer_irq(cpu) < tsc )
+    {
+        if ( rdtsc() - start > bound )
+            return false;
+        cpu_relax();
+    }
+    return true;
+}
+
+struct shots
+{
+    unsigned int n, done, early, missing;
+    uint64_t first_missing_us;
+    uint64_t late_us_max;
+    struct sched_timer_stats before, after;
+};
+
+/*
+ * Sleep n times for 1-200 us each: every sleep arms the timer (nothing
+ * else runs on this CPU), and its interrupt must come, even when a kick
+ * or another interrupt woke the sleeper first: only the interrupt itself
+ * proves the expiry was not cancelled.
+ */
+static void shoot(void *arg)
+{
+    struct shots *sh = arg;
+    unsigned int cpu = smp_processor_id();
+    uint64_t rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)cpu << 32) ^ rdtsc();
+
+    sched_cpu_timer_stats(cpu, &sh->before);
+    for ( unsigned int i = 0; i < sh->n; i++ )
+    {
+        uint64_t us = 1 + xorshift(&rng) % 200;
+        uint64_t start = rdtsc(), due = start + us_to_cycles(us), woke;
+
+        thread_sleep_us(us);
+        woke = rdtsc();
+        if ( woke < due )
+            sh->early++;
+        if ( woke - due > sh->late_us_max )
+            sh->late_us_max = woke - due;
+        if ( !wait_timer_irq_after(cpu, due, ARRIVE_MS) )
+        {
+            if ( !sh->missing++ )
+                sh->first_missing_us = us;
+            continue;
+        }
+        sh->done++;
+    }
+    sched_cpu_timer_stats(cpu, &sh->after);
+    sh->late_us_max = cycles_to_ns(sh->late_us_max) / 1000;
+}
+
+KTEST(timer, every_armed_one_shot_arrives)
+{
+    struct shots *sh = kzalloc(sizeof(*sh) * NR_CPUS);
+    struct thread *th[NR_CPUS];
+    unsigned int cpu, total = 0;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        sh[cpu].n = SHOTS_PER_CPU;
+        th[cpu] = thread_create("shots", shoot, &sh[cpu], cpu, false);
+    }
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        struct sched_timer_stats d;
+        char counts[400];
+
+        KT_ASSERTF(t, !thread_join(th[cpu], (uint64_t)SHOTS_PER_CPU * 50 +
+                                            ARRIVE_MS * 4),
+                   "CPU%u's one-shots did not finish", cpu);
+        sched_timer_delta(&d, &sh[cpu].before, &sh[cpu].after);
+        sched_timer_format(counts, sizeof(counts), &d);
+        ktest_note("CPU%u: %u of %u one-shots of 1-200 us arrived, latest "
+                   "wake %lu us after due; %s", cpu, sh[cpu].done,
+                   sh[cpu].n, (unsigned long)sh[cpu].late_us_max, counts);
+        KT_ASSERTF(t, !sh[cpu].missing, "CPU%u: %u one-shots never "
+                   "interrupted within %u ms (first: %lu us)", cpu,
+                   sh[cpu].missing, ARRIVE_MS,
+                   (unsigned long)sh[cpu].first_missing_us);
+        KT_ASSERTF(t, !sh[cpu].early, "CPU%u: %u sleeps ended early", cpu,
+                   sh[cpu].early);
+        KT_ASSERTF(t, !d.lost, "CPU%u: %lu expiries counted lost", cpu,
+                   (unsigned long)d.lost);
+        KT_ASSERTF(t, !d.late[LATE_NOT_ARMED], "CPU%u: %lu late wakes "
+                   "found nothing armed", cpu,
+                   (unsigned long)d.late[LATE_NOT_ARMED]);
+        total += sh[cpu].done;
+    }
+    ktest_note("%u one-shots on %u CPUs, every one delivered", total,
+               nr_cpus_online);
+    kfree(sh);
+}
+
+struct due_expiry
+{
+    unsigned int rounds, arrived, writes, late_arrivals;
+    uint64_t worst_us;
+};
+
+/*
+ * With interrupts off, arm a short expiry and let it fall due; then arm
+ * again the ways the scheduler does (a later deadline, one now due, one
+ * before the armed one), which all go through the one arm path.  None may
+ * write the timer, and once interrupts are on the first expiry's
+ * interrupt must come, before the later deadline.
+ */
+static void keep_due(void *arg)
+{
+    struct due_expiry *de = arg;
+    unsigned int cpu = smp_processor_id();
+
+    for ( unsigned int i = 0; i < de->rounds; i++ )
+    {
+        struct sched_timer_stats a, b;
+        uint64_t start = rdtsc(), armed, later, irq;
+        unsigned long f;
+
+        /* Start from nothing armed, so that the first arm writes. */
+        while ( !sched_timer_idle_here() &&
+                rdtsc() - start < ms_to_cycles(ARRIVE_MS) )
+            cpu_relax();
+        f = local_irq_save();
+        armed = rdtsc() + us_to_cycles(100);
+
+        sched_timer_arm_here(armed);
+        while ( rdtsc() < armed + us_to_cycles(300) )
+            cpu_relax();
+        later = rdtsc() + ms_to_cycles(ARRIVE_MS * 2);
+        sched_cpu_timer_stats(cpu, &a);
+        sched_timer_arm_here(later);
+        sched_timer_arm_here(rdtsc());
+        sched_timer_arm_here(armed - us_to_cycles(50));
+        sched_timer_arm_here(armed + us_to_cycles(1000));
+        sched_cpu_timer_stats(cpu, &b);
+        de->writes += b.arm_writes - a.arm_writes;
+        local_irq_restore(f);
+
+        if ( !wait_timer_irq_after(cpu, armed - us_to_cycles(100), ARRIVE_MS) )
+            continue;
+        irq = sched_last_timer_irq(cpu);
+        if ( irq >= later )
+            de->late_arrivals++;
+        else
+            de->arrived++;
+        if ( cycles_to_ns(irq - armed) / 1000 > de->worst_us )
+            de->worst_us = cycles_to_ns(irq - armed) / 1000;
+    }
+}
+
+KTEST(timer, a_due_expiry_is_never_cancelled)
+{
+    struct due_expiry *de = kzalloc(sizeof(*de) * NR_CPUS);
+    struct thread *th[NR_CPUS];
+    unsigned int cpu;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        de[cpu].rounds = 20;
+        th[cpu] = thread_create("keep-due", keep_due, &de[cpu], cpu, false);
+    }
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        KT_ASSERTF(t, !thread_join(th[cpu], 20 * ARRIVE_MS * 2),
+                   "CPU%u's test thread did not finish", cpu);
+        ktest_note("CPU%u: %u of %u due expiries delivered after 4 more "
+                   "arms each (%u timer writes among them), the latest "
+                   "%lu us after due", cpu, de[cpu].arrived, de[cpu].rounds,
+                   de[cpu].writes, (unsigned long)de[cpu].worst_us);
+        KT_ASSERTF(t, !de[cpu].writes, "CPU%u: arms wrote the timer %u "
+                   "times while an expiry was due", cpu, de[cpu].writes);
+        KT_ASSERTF(t, de[cpu].arrived == de[cpu].rounds, "CPU%u: %u due "
+                   "expiries never came, %u came only at the later "
+                   "deadline", cpu,
+                   de[cpu].rounds - de[cpu].arrived - de[cpu].late_arrivals,
+                   de[cpu].late_arrivals);
+    }
+    kfree(de);
+}
+
+struct undelivered
+{
+    uint64_t resched_ipis;      /* this CPU's before the thread came */
+    uint64_t slept_us;
+    volatile bool done;
+};
+
+static uint64_t resched_received(unsigned int cpu)
+{
+    return READ_ONCE(cpu_infos[cpu]->ipi.received[RESCHEDULE_VECTOR -
+                                                  FIRST_IPI_VECTOR]);
+}
+
+static void sleep_undelivered(void *arg)
+{
+    struct undelivered *u = arg;
+    unsigned int cpu = smp_processor_id();
+    uint64_t start = rdtsc();
+
+    /*
+     * The IPI that brought this thread may still be on its way (under
+     * Xen in TCG an IPI takes a millisecond or more), and would wake
+     * the sleeper: wait for it first.
+     */
+    while ( resched_received(cpu) == u->resched_ipis &&
+            rdtsc() - start < ms_to_cycles(WAIT_MS / 4) )
+        cpu_relax();
+    start = rdtsc();
+
+    sched_debug_drop_timer(true);
+    thread_sleep_us(2000);
+    sched_debug_drop_timer(false);
+    u->slept_us = cycles_to_ns(rdtsc() - start) / 1000;
+    WRITE_ONCE(u->done, true);
+}
+
+/*
+ * An expiry the L0 never delivers (simulated: armed in the books, not in
+ * the hardware) still wakes its sleeper: another CPU's watchdog kicks
+ * the CPU, which counts the wake as "undelivered".  Any other interrupt
+ * on that CPU may wake it first; under Xen one sometimes comes, so that
+ * try is noted and the test tries again.
+ */
+KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
+{
+    unsigned int cpu = nr_cpus_online - 1, tries = 0;
+    bool kicked = false;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "needs a second CPU to watch the first");
+    while ( !kicked && tries++ < 3 )
+    {
+        struct sched_timer_stats s0, s1;
+        /* Heap: a sleeper never woken must not write to this stack. */
+        struct undelivered *u = kzalloc(sizeof(*u));
+        struct thread *th;
+        uint64_t timers = sched_timer_irqs(cpu);
+
+        u->resched_ipis = resched_received(cpu);
+        sched_timer_stats(&s0);
+        th = thread_create("undelivered", sleep_undelivered, u, cpu, false);
+        KT_ASSERTF(t, !thread_join(th, WAIT_MS),
+                   "CPU%u's sleeper was not woken in %u ms", cpu, WAIT_MS);
+        sched_timer_stats(&s1);
+        timers = sched_timer_irqs(cpu) - timers;
+        KT_ASSERT(t, u->done);
+        KT_ASSERT(t, u->slept_us >= 2000);
+        kicked = s1.kicks_sent > s0.kicks_sent &&
+                 s1.late[LATE_UNDELIVERED] > s0.late[LATE_UNDELIVERED];
+        ktest_note("a 2000 us sleep on CPU%u whose expiry was never "
+                   "delivered took %lu us (%lu timer interrupts came in): "
+                   "%s", cpu, (unsigned long)u->slept_us,
+                   (unsigned long)timers,
+                   kicked ? "the watchdog woke it, counted undelivered" :
+                            "another interrupt woke it first");
+        kfree(u);
+    }
+    KT_ASSERTF(t, kicked, "no try was woken by the watchdog");
+}
