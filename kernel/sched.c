@@ -212,13 +212,22 @@ static uint64_t earliest(uint64_t a, uint64_t b)
     return !a ? b : !b ? a : MIN(a, b);
 }
 
-/* Arm the timer for this CPU's next timed event, if it has one. */
+/*
+ * Arm the timer for this CPU's next timed event, if it has one.  A halt
+ * whose end has passed is not armed again: whatever interrupt came ended
+ * the HLT, and arming the spent deadline from the timer's own interrupt
+ * fired at once, and again, until the halter ran (263,359 interrupts in
+ * one xl tlbbench run).  It stays due for the watchdog until the halter
+ * clears it.
+ */
 static void rearm_timer(struct runqueue *rq)
 {
-    uint64_t next = earliest(earliest(rq->slice_end, rq->halt_until),
-                             rq->sleepers ? rq->sleepers->wake_at : 0);
+    uint64_t now = rdtsc();
+    uint64_t halt = rq->halt_until > now ? rq->halt_until : 0;
+    uint64_t sleeper = rq->sleepers ? rq->sleepers->wake_at : 0;
+    uint64_t next = earliest(earliest(rq->slice_end, halt), sleeper);
 
-    rq->next_due = next;
+    rq->next_due = earliest(next, rq->halt_until);
     if ( next )
         timer_arm(rq, next);
 }
@@ -391,6 +400,7 @@ void sched_irq_exit(unsigned int vector)
 {
     struct runqueue *rq = this_rq();
 
+    tr(rq, 'x', vector);
     /* Before sched_init() there is nothing to wake. */
     if ( rq->idle )
         catch_up(rq, vector == RESCHEDULE_VECTOR ? FROM_KICK : FROM_IRQ);
@@ -664,6 +674,7 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
 
     /* A timed event like the others, watched by the watchdog too. */
     rq->halt_until = until;
+    tr(rq, 'h', until);
     rearm_timer(rq);
     /*
      * With interrupts off: an IPI sent after *done was set is pending by
@@ -675,6 +686,7 @@ void thread_halt_us(uint64_t us, const volatile bool *done)
     /* Any interrupt ended the halt. */
     local_irq_disable();
     rq->halt_until = 0;
+    tr(rq, 'e', 0);
     rearm_timer(rq);
     local_irq_restore(f);
 }
@@ -794,7 +806,8 @@ void sched_timer_print(void)
 
     sched_timer_stats(&st);
     sched_timer_format(buf, sizeof(buf), &st);
-    printk("shimk: timer: %s\n", buf);
+    printk("shimk: timer: %s; %lu interrupts came at a halt's HLT before "
+           "it ran\n", buf, (unsigned long)READ_ONCE(safe_halt_races));
     if ( st.late[LATE_NOT_ARMED] )
         pr_warn("timer: %lu wakes found nothing armed for them: a shimk "
                 "bug\n", (unsigned long)st.late[LATE_NOT_ARMED]);
@@ -822,8 +835,10 @@ void sched_dump(void)
                                       1000));
         sched_cpu_timer_stats(cpu, &st);
         sched_timer_format(counts, sizeof(counts), &st);
-        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; %s\n", cpu,
-               sched_running_on(cpu), sched_queued(cpu), when, counts);
+        printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; %s; its last "
+               "timer events, now %lu:\n", cpu, sched_running_on(cpu),
+               sched_queued(cpu), when, counts, (unsigned long)now);
+        dump_trace(rq);
     }
 }
 

@@ -26,6 +26,7 @@ obj-y += arch/x86/apic-calibrate.o
 obj-y += arch/x86/boot/trampoline.o
 obj-y += arch/x86/ipi.o
 obj-y += arch/x86/switch.o
+obj-y += arch/x86/safe-halt.o
 obj-y += arch/x86/ipi-policy.o
 obj-y += arch/x86/flush-smp.o
 obj-y += arch/x86/flushtlb.o

@@ -116,6 +116,8 @@ static void do_exception(struct cpu_regs *regs)
                (unsigned long)regs->rip);
 }
 
+uint64_t safe_halt_races;
+
 void do_trap(struct cpu_regs *regs)
 {
     unsigned int vec = regs->vector;
@@ -125,6 +127,13 @@ void do_trap(struct cpu_regs *regs)
                vec == X86_EXC_MC;
 
     ci->irq_depth += irq;
+    /* Taken at safe_halt's HLT before it ran: the halt is over anyway. */
+    if ( vec >= FIRST_EXTERNAL_VECTOR &&
+         regs->rip == (uint64_t)safe_halt_hlt )
+    {
+        regs->rip++;
+        __atomic_fetch_add(&safe_halt_races, 1, __ATOMIC_RELAXED);
+    }
     if ( vec < FIRST_EXTERNAL_VECTOR )
         do_exception(regs);
     else if ( likely(vector_handlers[vec] != NULL) )

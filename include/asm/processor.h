@@ -100,11 +100,15 @@ static inline void halt(void)
     __asm__ __volatile__("hlt" ::: "memory");
 }
 
-/* sti;hlt: the one-instruction STI shadow closes the wake-up race. */
-static inline void safe_halt(void)
-{
-    __asm__ __volatile__("sti; hlt" ::: "memory");
-}
+/*
+ * sti;hlt (arch/x86/safe-halt.S): an interrupt pending or arriving now
+ * ends the HLT, even one an L0 delivers at the HLT itself.
+ */
+void safe_halt(void);
+extern const char safe_halt_hlt[];
+
+/* Interrupts taken at that HLT before it ran (arch/x86/traps.c). */
+extern uint64_t safe_halt_races;
 
 static inline uint64_t rdtsc(void)
 {
