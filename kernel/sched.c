@@ -251,9 +251,11 @@ static void count_late(struct runqueue *rq, uint64_t due, uint64_t now,
     st->late[why]++;
     /*
      * A shimk bug: say what was armed, and the CPU's last timer events
-     * (s: a sleep queued, a: an arm asked, w: written, i: interrupt).
+     * (s: a sleep queued, h: a halt begun, e: ended, a: an arm asked,
+     * w: written, i: a timer interrupt).
      */
     if ( why == LATE_NOT_ARMED && st->late[why] <= 3 )
+    {
         printk(KERN_ERR "shimk: timer: CPU%u woke a sleeper %lu us late "
                "(%s) with %s armed (deadline %lu, due %lu, now %lu)\n",
                smp_processor_id(), (unsigned long)late_us,
@@ -261,8 +263,8 @@ static void count_late(struct runqueue *rq, uint64_t due, uint64_t now,
                was->deadline ? "a later expiry" : "nothing",
                (unsigned long)was->deadline, (unsigned long)due,
                (unsigned long)now);
-    if ( why == LATE_NOT_ARMED && st->late[why] <= 3 )
         dump_trace(rq);
+    }
     if ( late_us > st->worst_late_us )
     {
         st->worst_cpu = smp_processor_id();
@@ -400,7 +402,6 @@ void sched_irq_exit(unsigned int vector)
 {
     struct runqueue *rq = this_rq();
 
-    tr(rq, 'x', vector);
     /* Before sched_init() there is nothing to wake. */
     if ( rq->idle )
         catch_up(rq, vector == RESCHEDULE_VECTOR ? FROM_KICK : FROM_IRQ);
@@ -836,7 +837,8 @@ void sched_dump(void)
         sched_cpu_timer_stats(cpu, &st);
         sched_timer_format(counts, sizeof(counts), &st);
         printk(KERN_ERR "shimk: CPU%u runs %s, %u queued, %s; %s; its last "
-               "timer events, now %lu:\n", cpu, sched_running_on(cpu),
+               "timer events (s sleep, h halt, e halt end, a arm asked, w "
+               "written, i interrupt), now %lu:\n", cpu, sched_running_on(cpu),
                sched_queued(cpu), when, counts, (unsigned long)now);
         dump_trace(rq);
     }

@@ -20,8 +20,15 @@ static bool opt_tsc_deadline = true;
 boolean_param("tsc-deadline", opt_tsc_deadline);
 
 #define DIVIDE_BY_1      0xb    /* TDCR encoding, SDM Vol. 3A, Fig. 11-10 */
+/*
+ * CALIB_ROUNDS of CALIB_WINDOW_US; while the bound is above CALIB_GOOD_PPM,
+ * longer ones (the bound shrinks with the window), up to CALIB_MAX_ROUNDS.
+ */
 #define CALIB_ROUNDS     5
+#define CALIB_MAX_ROUNDS 10
+#define CALIB_GOOD_PPM   2500
 #define CALIB_WINDOW_US  10000
+#define CALIB_LONG_US    40000
 
 void apic_timer_setup_cpu(void)
 {
@@ -51,22 +58,29 @@ static void read_count(struct apic_count_read *r)
 /*
  * Let the count fall from its maximum for CALIB_WINDOW_US, reading it
  * with ordered TSC reads on both sides at the start and at the end; keep
- * the round with the narrowest brackets.  The old way (TSC read after the
- * TMICT write, one unbracketed read at the end) counted every stall as
- * ticks: +7 % to +89 % under Xen in TCG.
+ * the round with the tightest bound, after CALIB_ROUNDS rounds or as many
+ * longer ones (up to CALIB_MAX_ROUNDS in all) as it takes to bound the
+ * error by CALIB_GOOD_PPM.  Each read is an exit under an L0: under Xen
+ * in TCG a bracket is often 30-70 us wide, more on a loaded host.  The
+ * old way (TSC read after the TMICT write, one unbracketed read at the
+ * end) counted every stall as ticks: +7 % to +89 % under Xen in TCG.
  */
 void apic_timer_calibrate(void)
 {
-    struct apic_calibration rounds[CALIB_ROUNDS];
-    bool ok[CALIB_ROUNDS];
+    struct apic_calibration rounds[CALIB_MAX_ROUNDS];
+    bool ok[CALIB_MAX_ROUNDS];
     unsigned long f = local_irq_save();
-    uint64_t window = us_to_cycles(CALIB_WINDOW_US);
-    int best;
+    unsigned int n = 0;
+    int best = -1;
 
     apic_write(APIC_TIMER_DIV, DIVIDE_BY_1);
     apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED | TIMER_VECTOR);
-    for ( unsigned int i = 0; i < CALIB_ROUNDS; i++ )
+    while ( n < CALIB_ROUNDS ||
+            (n < CALIB_MAX_ROUNDS &&
+             (best < 0 || rounds[best].err_ppm > CALIB_GOOD_PPM)) )
     {
+        uint64_t window = us_to_cycles(n < CALIB_ROUNDS ? CALIB_WINDOW_US
+                                                        : CALIB_LONG_US);
         struct apic_count_read a, b;
 
         apic_write(APIC_TIMER_INIT, 0xffffffff);
@@ -74,19 +88,19 @@ void apic_timer_calibrate(void)
         while ( rdtsc() - a.tsc_after < window )
             cpu_relax();
         read_count(&b);
-        ok[i] = apic_calib_round(&a, &b, tsc_khz_or_guess(), &rounds[i]);
+        ok[n] = apic_calib_round(&a, &b, tsc_khz_or_guess(), &rounds[n]);
+        best = apic_calib_best(rounds, ok, ++n);
     }
     apic_write(APIC_TIMER_INIT, 0);
     local_irq_restore(f);
 
-    best = apic_calib_best(rounds, ok, CALIB_ROUNDS);
     if ( best < 0 )
     {
         /* Not a count we can use: 1 GHz (QEMU's) keeps arms short. */
         apic_timer_khz = 1000000;
         apic_timer_err_ppm = 1000000;
         pr_warn("apic: timer calibration failed in all %u rounds; "
-                "assuming %u kHz\n", CALIB_ROUNDS, apic_timer_khz);
+                "assuming %u kHz\n", n, apic_timer_khz);
     }
     else
     {
@@ -94,10 +108,11 @@ void apic_timer_calibrate(void)
         apic_timer_err_ppm = rounds[best].err_ppm;
     }
     apic_timer_tsc_deadline = boot_cpu.tsc_deadline && opt_tsc_deadline;
-    pr_info("apic: timer %u kHz +/- %u.%02u %% (best of %u %u ms rounds, "
-            "bracketed by the TSC); arming with %s\n", apic_timer_khz,
-            apic_timer_err_ppm / 10000, apic_timer_err_ppm / 100 % 100,
-            CALIB_ROUNDS, CALIB_WINDOW_US / 1000,
+    pr_info("apic: timer %u kHz +/- %u.%02u %% (best of %u rounds of %s "
+            "ms, bracketed by the TSC); arming with %s\n",
+            apic_timer_khz, apic_timer_err_ppm / 10000,
+            apic_timer_err_ppm / 100 % 100, n,
+            n > CALIB_ROUNDS ? "10 and 40" : "10",
             apic_timer_tsc_deadline ? "TSC-deadline" :
             boot_cpu.tsc_deadline ? "one-shot counts (tsc-deadline=0)" :
                                     "one-shot counts (no TSC-deadline mode)");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ktest: the local timer's arms arrive, are never cancelled, and are counted. */
+/* ktest: the local timer's arms arrive, are never cancelled, are counted. */
 
 #include <shimk/heap.h>
 #include <shimk/ktest.h>
@@ -38,6 +38,17 @@ static bool wait_timer_irq_after(unsigned int cpu, uint64_t tsc,
         cpu_relax();
     }
     return true;
+}
+
+/* fn(&args[cpu]) in a joinable thread on every online CPU. */
+static void start_on_every_cpu(struct thread **th, const char *name,
+                               void (*fn)(void *), void *args, size_t size)
+{
+    unsigned int cpu;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+        th[cpu] = thread_create(name, fn, (char *)args + cpu * size, cpu,
+                                false);
 }
 
 struct shots
@@ -91,10 +102,8 @@ KTEST(timer, every_armed_one_shot_arrives)
     unsigned int cpu, total = 0;
 
     for_each_cpu ( cpu, &cpu_online_mask )
-    {
         sh[cpu].n = SHOTS_PER_CPU;
-        th[cpu] = thread_create("shots", shoot, &sh[cpu], cpu, false);
-    }
+    start_on_every_cpu(th, "shots", shoot, sh, sizeof(*sh));
     for_each_cpu ( cpu, &cpu_online_mask )
     {
         struct sched_timer_stats d;
@@ -164,10 +173,8 @@ KTEST(timer, a_halt_takes_one_interrupt)
     unsigned int cpu;
 
     for_each_cpu ( cpu, &cpu_online_mask )
-    {
         h[cpu].n = 500;
-        th[cpu] = thread_create("halts", halt_often, &h[cpu], cpu, false);
-    }
+    start_on_every_cpu(th, "halts", halt_often, h, sizeof(*h));
     for_each_cpu ( cpu, &cpu_online_mask )
     {
         KT_ASSERTF(t, !thread_join(th[cpu], 500 * 200 + ARRIVE_MS),
@@ -247,10 +254,8 @@ KTEST(timer, a_due_expiry_is_never_cancelled)
     unsigned int cpu;
 
     for_each_cpu ( cpu, &cpu_online_mask )
-    {
         de[cpu].rounds = 20;
-        th[cpu] = thread_create("keep-due", keep_due, &de[cpu], cpu, false);
-    }
+    start_on_every_cpu(th, "keep-due", keep_due, de, sizeof(*de));
     for_each_cpu ( cpu, &cpu_online_mask )
     {
         KT_ASSERTF(t, !thread_join(th[cpu], 20 * ARRIVE_MS * 2),
