@@ -20,6 +20,8 @@ UNIT_HDRS = $(wildcard tests/unit/*.h tests/unit/include/*.h include/*/*.h)
 unit-tests :=
 
 UNIT_BINS = $(addprefix $(UNIT_DIR)/test-,$(unit-tests))
+# Tests of the Python tools, printing TAP as the cmocka binaries do.
+UNIT_SCRIPTS := tests/unit/test-xen-stall.py
 
 define unit-rule
 $(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(UNIT_HDRS) \
@@ -39,7 +41,7 @@ unit-build: $(UNIT_BINS)
 # Build failures count as failures: the summary line always appears.
 unit:
 	@if $(MAKE) --no-print-directory unit-build; then \
-	  tools/run-unit $(UNIT_BINS); \
+	  tools/run-unit $(UNIT_BINS) $(UNIT_SCRIPTS); \
 	else \
 	  echo "unit: 0 passed, 1 failed (unit tests did not build)"; \
 	  exit 1; \

@@ -72,8 +72,18 @@ def parse_vcpus(lines):
 
 
 def diagnose(lines, domid):
-    """One sentence: whether the L0 or shimk (domain domid) is stuck."""
+    """One sentence: whether the L0 or shimk (domain domid) is stuck.
+
+    domid None: shimk's domain is the newest domU, if any exists.
+    """
     doms = parse_vcpus(lines)
+    if domid is None:
+        domus = [d for d in doms if d]
+        if not domus:
+            return ("Xen answered its debug keys, but no domU exists yet"
+                    if doms else "no answer to Xen's debug keys (Xen "
+                    "itself may be stuck)")
+        domid = max(domus)
     if domid not in doms or not doms[domid]:
         return ("no answer to Xen's debug keys for d%d (Xen itself may be "
                 "stuck)" % domid)
