@@ -21,14 +21,18 @@ boolean_param("tsc-deadline", opt_tsc_deadline);
 
 #define DIVIDE_BY_1      0xb    /* TDCR encoding, SDM Vol. 3A, Fig. 11-10 */
 /*
- * CALIB_ROUNDS of CALIB_WINDOW_US; while the bound is above CALIB_GOOD_PPM,
- * longer ones (the bound shrinks with the window), up to CALIB_MAX_ROUNDS.
+ * CALIB_ROUNDS of 10 ms; while the bound is above CALIB_GOOD_PPM, longer
+ * ones (the bound shrinks with the window): five of 40 ms, then two of
+ * 160 ms.  At most 570 ms, where every read of the count is slow.
  */
 #define CALIB_ROUNDS     5
-#define CALIB_MAX_ROUNDS 10
+#define CALIB_MAX_ROUNDS 12
 #define CALIB_GOOD_PPM   2500
-#define CALIB_WINDOW_US  10000
-#define CALIB_LONG_US    40000
+
+static unsigned int calib_window_us(unsigned int round)
+{
+    return round < CALIB_ROUNDS ? 10000 : round < 10 ? 40000 : 160000;
+}
 
 void apic_timer_setup_cpu(void)
 {
@@ -56,7 +60,7 @@ static void read_count(struct apic_count_read *r)
 }
 
 /*
- * Let the count fall from its maximum for CALIB_WINDOW_US, reading it
+ * Let the count fall from its maximum for a window, reading it
  * with ordered TSC reads on both sides at the start and at the end; keep
  * the round with the tightest bound, after CALIB_ROUNDS rounds or as many
  * longer ones (up to CALIB_MAX_ROUNDS in all) as it takes to bound the
@@ -79,8 +83,7 @@ void apic_timer_calibrate(void)
             (n < CALIB_MAX_ROUNDS &&
              (best < 0 || rounds[best].err_ppm > CALIB_GOOD_PPM)) )
     {
-        uint64_t window = us_to_cycles(n < CALIB_ROUNDS ? CALIB_WINDOW_US
-                                                        : CALIB_LONG_US);
+        uint64_t window = us_to_cycles(calib_window_us(n));
         struct apic_count_read a, b;
 
         apic_write(APIC_TIMER_INIT, 0xffffffff);
@@ -108,11 +111,11 @@ void apic_timer_calibrate(void)
         apic_timer_err_ppm = rounds[best].err_ppm;
     }
     apic_timer_tsc_deadline = boot_cpu.tsc_deadline && opt_tsc_deadline;
-    pr_info("apic: timer %u kHz +/- %u.%02u %% (best of %u rounds of %s "
+    pr_info("apic: timer %u kHz +/- %u.%02u %% (best of %u rounds of %s%u "
             "ms, bracketed by the TSC); arming with %s\n",
             apic_timer_khz, apic_timer_err_ppm / 10000,
-            apic_timer_err_ppm / 100 % 100, n,
-            n > CALIB_ROUNDS ? "10 and 40" : "10",
+            apic_timer_err_ppm / 100 % 100, n, n > CALIB_ROUNDS ? "10-" : "",
+            calib_window_us(n - 1) / 1000,
             apic_timer_tsc_deadline ? "TSC-deadline" :
             boot_cpu.tsc_deadline ? "one-shot counts (tsc-deadline=0)" :
                                     "one-shot counts (no TSC-deadline mode)");

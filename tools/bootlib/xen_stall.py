@@ -9,10 +9,13 @@
 
 import re
 
-# Switch the serial input to Xen, then the keys.
-KEYS = b"\x01\x01\x01qr"
-# Time for Xen (under TCG) to print the dumps.
-DUMP_WAIT_S = 4.0
+# Switch the serial input to Xen, then the keys, one at a time: Xen 4.17
+# runs a key's handler from a tasklet that holds one pending key, so a key
+# sent before the last one's dump began replaces it.
+KEYS = (b"\x01\x01\x01q", b"r")
+KEY_GAP_S = 2.0
+# Time for Xen (under TCG) to print the dumps, from the first key.
+DUMP_WAIT_S = 5.0
 
 _DOMAIN_RE = re.compile(r"VCPU information and callbacks for domain (\d+):")
 _VCPU_RE = re.compile(r"^\s*VCPU(\d+): CPU(\d+) \[has=([TF])\]")
@@ -97,8 +100,9 @@ def diagnose(lines, domid):
                 "them (%s)" % (", ".join("d%dv%d" % (domid, v.vcpu)
                                          for v in runnable), states))
     if running:
-        return ("stall of shimk: %s still running, so shimk spins or "
-                "waits without a bound (%s)"
+        return ("shimk still running at the timeout on %s: it spins, "
+                "waits without a bound, or is only slow; not a stall of "
+                "the L0 (%s)"
                 % (", ".join("d%dv%d" % (domid, v.vcpu) for v in running),
                    states))
     if all(v.state() in ("blocked", "down") for v in vcpus):
