@@ -104,7 +104,7 @@ struct sched_timer_stats
     uint64_t stall_kicks;       /* to CPUs idle with threads queued */
     uint64_t kick_wakes;        /* kicks that woke sleepers */
     uint64_t late[NR_LATE_WAKE];    /* late wakes by cause */
-    uint64_t lost;              /* undelivered 2 s after due: re-armed */
+    uint64_t lost;              /* undelivered 5 s after due: re-armed */
     unsigned int worst_cpu;
     uint64_t worst_late_us;     /* 0: none late yet */
     enum late_wake worst_why;
