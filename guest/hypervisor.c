@@ -20,7 +20,7 @@ struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
 bool assist_enabled = true;
 uint64_t assist_faults_injected;
 
-/* Backend templates (guest/xen.c, guest/kvm.c). */
+/* Backend templates (guest/xen/xen.c, guest/kvm/kvm.c). */
 extern const struct hypervisor_ops xen_ops, kvm_ops;
 
 static int8_t opt_assisted_flush = -1;

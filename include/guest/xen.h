@@ -52,7 +52,7 @@ bool xen_console_stuck(void);
 
 /*
  * VCPUOP_initialise + VCPUOP_up of vCPU vcpu in long mode (guest/
- * xen-vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.
+ * xen/vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.
  */
 int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
                    uint64_t arg, uint64_t cr3);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* guest/kvm-pv.c: which vCPUs the PV TLB flush may flag, and when it is used. */
+/* guest/kvm/kvm-pv.c: the vCPUs the PV flush may flag, and when it is used. */
 
 #include <guest/kvm.h>
 #include <shimk/compiler.h>

@@ -59,7 +59,7 @@ unit-assist-policy-src := tests/unit/test-assist-policy.c \
                           guest/assist-policy.c
 
 unit-tests += kvm-pv
-unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm-pv.c kernel/cpumask.c \
+unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm/kvm-pv.c kernel/cpumask.c \
                    kernel/vsnprintf.c
 
 unit-tests += bench-stats

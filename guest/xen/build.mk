@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The Xen backend (CONFIG_GUEST_XEN).
+
+obj-$(CONFIG_GUEST_XEN) += guest/xen/xen.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/console.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/vcpu.o
