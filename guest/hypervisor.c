@@ -2,6 +2,7 @@
 /* Hypervisor detection, the ops table, and the assisted-flush policy. */
 
 #include <guest/assist-policy.h>
+#include <guest/flush-fault.h>
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
@@ -9,7 +10,6 @@
 #include <shimk/errno.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
-#include <shimk/string.h>
 #include <asm/cpufeature.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
@@ -18,7 +18,6 @@
 struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
 bool assist_enabled = true;
-uint64_t assist_faults_injected;
 
 /* Backend templates (guest/xen/xen.c, guest/kvm/kvm.c). */
 extern const struct hypervisor_ops xen_ops, kvm_ops;
@@ -26,15 +25,6 @@ extern const struct hypervisor_ops xen_ops, kvm_ops;
 static int8_t opt_assisted_flush = -1;
 tristate_param("assisted-flush", opt_assisted_flush);
 
-/*
- * Debug: make the flush hook fail after boot, to prove that every
- * flush then falls back to IPIs.  enosys, einval, or intermittent
- * (every third call fails with -EINVAL).
- */
-static char opt_fault[16];
-string_param("assisted-flush-fault", opt_fault);
-static int fault_mode;      /* 0 none, else the injected -errno; 1 = every 3rd */
-static bool fault_armed;
 static enum assist_decision decision = ASSIST_OFF_NO_HOOK;
 static uint64_t assist_cost, ipi_cost;     /* measured, cycles; 0 if not */
 
@@ -63,38 +53,15 @@ void hypervisor_probe(void)
 
 int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
 {
+    int rc;
+
     if ( !hypervisor_ops.flush_tlb || !assist_enabled )
         return -EOPNOTSUPP;
-    if ( unlikely(fault_armed) )
-    {
-        static unsigned int calls;
-        int rc = fault_mode;
-
-        if ( fault_mode == 1 )
-            rc = __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) % 3 ? 0
-                                                                     : -EINVAL;
-        if ( rc )
-        {
-            __atomic_fetch_add(&assist_faults_injected, 1, __ATOMIC_RELAXED);
-            return rc;
-        }
-    }
+    /* assisted-flush-fault= (guest/flush-fault.c) answers first. */
+    rc = flush_fault_inject();
+    if ( rc )
+        return rc;
     return hypervisor_ops.flush_tlb(mask, va, flags);
-}
-
-static void parse_fault(void)
-{
-    if ( !opt_fault[0] )
-        return;
-    if ( !strcmp(opt_fault, "enosys") )
-        fault_mode = -ENOSYS;
-    else if ( !strcmp(opt_fault, "einval") )
-        fault_mode = -EINVAL;
-    else if ( !strcmp(opt_fault, "intermittent") )
-        fault_mode = 1;
-    else
-        pr_warn("cmdline: assisted-flush-fault: invalid mode '%s' (kept "
-                "none)\n", opt_fault);
 }
 
 void hypervisor_setup(void)
@@ -145,18 +112,8 @@ void hypervisor_setup(void)
         pr_warn("hypervisor: %s flush probe failed: %d (%s); using IPIs\n",
                 hypervisor_ops.name, probe_rc, errno_name(probe_rc));
 
-    parse_fault();
-    fault_armed = fault_mode != 0 && d == ASSIST_ON;
-    if ( fault_armed )
-        pr_warn("assisted-flush-fault=%s: the L0 flush hook fails on "
-                "purpose from now on\n", opt_fault);
-
+    flush_fault_setup(d == ASSIST_ON);
     decision = d;
-}
-
-bool assist_fault_mode_set(void)
-{
-    return fault_armed;
 }
 
 void hypervisor_policy_text(char *buf, size_t size)

@@ -60,7 +60,11 @@ static inline bool hypervisor_has_flush_tlb(void)
     return hypervisor_ops.flush_tlb != NULL && assist_enabled;
 }
 
-/* The flush guard; also where assisted-flush-fault= injects errors. */
+/*
+ * The only way to the flush hook: NULL-checked, off once assist_enabled
+ * is cleared, and where assisted-flush-fault= (guest/flush-fault.h)
+ * injects its errors.
+ */
 int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags);
 
 static inline int hypervisor_ap_setup(void)
@@ -91,9 +95,5 @@ void hypervisor_print_line(void);
 
 /* "assisted-flush=N (why)", for the boot policy line. */
 void hypervisor_policy_text(char *buf, size_t size);
-
-/* Errors injected into the flush hook by assisted-flush-fault=. */
-extern uint64_t assist_faults_injected;
-bool assist_fault_mode_set(void);
 
 #endif /* GUEST_HYPERVISOR_OPS_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ktest: the hypervisor probe, the ops table, and the assisted flush. */
 
+#include <guest/flush-fault.h>
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <shimk/ktest.h>

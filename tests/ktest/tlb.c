@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* ktest: the stale-TLB detector in every mode this machine allows. */
 
+#include <guest/flush-fault.h>
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <shimk/aspace.h>
