@@ -181,6 +181,7 @@ void kernel_pte_global_set(bool on)
     kernel_pte_global = on && boot_cpu.pge ? PTE_G : 0;
 }
 
+/* flags: every leaf bit but P and G (added here); NX is the caller's. */
 static void *ioremap_flags(paddr_t pa, size_t len, uint64_t flags)
 {
     paddr_t base = ROUNDDOWN(pa, PAGE_SIZE);
@@ -196,7 +197,7 @@ static void *ioremap_flags(paddr_t pa, size_t len, uint64_t flags)
     ioremap_next += size;
     for ( uint64_t off = 0; off < size; off += PAGE_SIZE )
         if ( pt_map(kernel_root, va + off, base + off, PT_ORDER_4K,
-                    flags | kernel_pte_nx | kernel_pte_global) )
+                    flags | kernel_pte_global) )
         {
             spin_unlock_irqrestore(&ioremap_lock, f);
             return NULL;
@@ -207,15 +208,40 @@ static void *ioremap_flags(paddr_t pa, size_t len, uint64_t flags)
 
 void *ioremap(paddr_t pa, size_t len)
 {
-    return ioremap_flags(pa, len, PTE_W | PTE_PCD | PTE_PWT);
+    return ioremap_flags(pa, len, PTE_W | PTE_PCD | PTE_PWT | kernel_pte_nx);
 }
 
 const void *ioremap_ro(paddr_t pa, size_t len)
 {
-    return ioremap_flags(pa, len, 0);
+    return ioremap_flags(pa, len, kernel_pte_nx);
 }
 
 void *ioremap_cache(paddr_t pa, size_t len)
 {
-    return ioremap_flags(pa, len, PTE_W);
+    return ioremap_flags(pa, len, PTE_W | kernel_pte_nx);
+}
+
+const void *map_l0_code_page(paddr_t pa)
+{
+    vaddr_t alias = (vaddr_t)phys_to_virt(pa);
+    uint64_t pte;
+    unsigned int order;
+    const void *va;
+
+    if ( pa & ~PAGE_MASK )
+        return NULL;
+    /*
+     * RAM is direct-mapped writable, with 2 MiB pages where it can be:
+     * split the one holding pa, then drop W from its 4 KiB entry.  A
+     * frame outside the direct map (not RAM) has no alias to protect.
+     */
+    if ( !pt_lookup(kernel_root, alias, &pte, &order) &&
+         (pt_split(kernel_root, alias) ||
+          pt_protect(kernel_root, alias, PT_ORDER_4K, 0, PTE_W)) )
+        return NULL;
+    /* Read-only, and executable: no NX. */
+    va = ioremap_flags(pa, PAGE_SIZE, 0);
+    /* The old alias entry may be cached anywhere, globally or not. */
+    flush_area_mask(&cpu_online_mask, NULL, FLUSH_TLB_GLOBAL);
+    return va;
 }

@@ -128,6 +128,35 @@ int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
     return 0;
 }
 
+int pt_split(paddr_t root, vaddr_t va)
+{
+    uint64_t *table = walk(root, va, 2, false), *l1, v, base;
+    paddr_t t;
+
+    if ( !table )
+        return -ENOENT;
+    v = READ_ONCE(table[index_of(va, 2)]);
+    if ( !(v & PTE_P) )
+        return -ENOENT;
+    if ( !(v & PTE_PS) )
+        return 0;
+    t = frame_try_alloc();
+    if ( !t )
+        return -ENOMEM;
+    /*
+     * The same frames with the same bits, PS dropped.  A 2 MiB entry's
+     * bit 12 would be PAT, which shimk never sets, so the address mask
+     * takes only the frame.
+     */
+    base = v & PTE_ADDR_MASK & ~(SUPERPAGE_SIZE - 1);
+    l1 = phys_to_virt(t);
+    for ( unsigned int i = 0; i < PT_ENTRIES; i++ )
+        l1[i] = base + i * PAGE_SIZE + (v & ~PTE_ADDR_MASK & ~PTE_PS);
+    WRITE_ONCE(table[index_of(va, 2)],
+               t | PTE_P | PTE_W | (va < USER_TOP ? PTE_U : 0));
+    return 0;
+}
+
 int pt_lookup(paddr_t root, vaddr_t va, uint64_t *pte, unsigned int *order)
 {
     uint64_t *table = phys_to_virt(root);

@@ -38,6 +38,15 @@ int pt_lookup(paddr_t root, vaddr_t va, uint64_t *pte, unsigned int *order);
 /* The present leaf entry mapping va with this order, or NULL. */
 uint64_t *pt_leaf(paddr_t root, vaddr_t va, unsigned int order);
 
+/*
+ * Turn the 2 MiB mapping holding va into 512 4 KiB entries with the
+ * same frames and bits, so that one page of it can change.  0 when va
+ * is mapped with 4 KiB pages already, -ENOENT when not mapped,
+ * -ENOMEM.  The caller flushes the TLB (SDM Vol. 3A, 4.10.4.2: a page
+ * size change needs an invalidation).
+ */
+int pt_split(paddr_t root, vaddr_t va);
+
 /* Physical address va translates to under root, or -ENOENT. */
 int pt_translate(paddr_t root, vaddr_t va, paddr_t *pa);
 
@@ -74,5 +83,13 @@ const void *ioremap_ro(paddr_t pa, size_t len);
 
 /* Map len bytes of memory shared with the L0 at pa, cached, writable. */
 void *ioremap_cache(paddr_t pa, size_t len);
+
+/*
+ * For code the L0 writes into guest memory (Hyper-V's hypercall page):
+ * map the frame at pa executable and read-only at a fresh address, and
+ * write-protect its direct-map alias, so that shimk keeps no writable
+ * mapping of it.  Boot CPU, before the APs start.  NULL on failure.
+ */
+const void *map_l0_code_page(paddr_t pa);
 
 #endif /* ASM_PAGING_H */
