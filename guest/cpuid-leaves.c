@@ -87,6 +87,14 @@ void hv_detect(cpuid_fn fn, bool hypervisor_bit, struct hv_leaves *out)
     if ( is_hyperv(fn, &max) )
     {
         found(out, HV_HYPERV, HV_LEAF_FIRST, max, "Microsoft Hv");
+        /* KVM moves its own leaves up when it emulates Hyper-V's. */
+        if ( (base = hv_find_leaves(fn, kvm_sig, 1, &max)) )
+        {
+            out->other_type = HV_KVM;
+            out->other_base = base;
+            out->other_max_leaf = max;
+            memcpy(out->other_signature, kvm_sig, 12);
+        }
         return;
     }
 
@@ -118,6 +126,22 @@ void hv_detect(cpuid_fn fn, bool hypervisor_bit, struct hv_leaves *out)
     for ( unsigned int i = 0; i < 12; i++ )
         if ( out->signature[i] < 0x20 || out->signature[i] >= 0x7f )
             out->signature[i] = '.';
+}
+
+void hv_choose_interface(struct hv_leaves *l, bool use_hyperv,
+                         bool kvm_built)
+{
+    struct hv_leaves was = *l;
+
+    if ( l->type != HV_HYPERV || l->other_type != HV_KVM || use_hyperv ||
+         !kvm_built )
+        return;
+    found(l, HV_KVM, was.other_base, was.other_max_leaf,
+          was.other_signature);
+    l->other_type = HV_HYPERV;
+    l->other_base = was.base;
+    l->other_max_leaf = was.max_leaf;
+    memcpy(l->other_signature, was.signature, 13);
 }
 
 const char *hv_type_name(enum hv_type t)

@@ -26,6 +26,14 @@ struct hv_leaves
     uint32_t base;          /* 0x40000000 + n * 0x100 */
     uint32_t max_leaf;      /* EAX of the base leaf */
     char signature[13];
+    /*
+     * A second interface the same L0 offers, not the one chosen: KVM
+     * with Hyper-V enlightenments shows "Microsoft Hv" at 0x40000000
+     * and its own leaves at 0x40000100.  HV_NONE when there is none.
+     */
+    enum hv_type other_type;
+    uint32_t other_base, other_max_leaf;
+    char other_signature[13];
 };
 
 #define HV_LEAF_FIRST 0x40000000u
@@ -45,9 +53,20 @@ uint32_t hv_find_leaves(cpuid_fn fn, const char *sig, uint32_t min_extra,
  * Decide which L0 this is.  Order matters: Xen first, because a Xen
  * with Viridian enabled shows "Microsoft Hv" at 0x40000000 and its own
  * leaves at 0x40000100 (xen/arch-x86/cpuid.h); then Hyper-V, KVM and
- * TCG.  hypervisor_bit is CPUID.1:ECX[31].
+ * TCG.  With Hyper-V found, KVM's leaves are looked for too and kept
+ * as the other interface.  hypervisor_bit is CPUID.1:ECX[31].
  */
 void hv_detect(cpuid_fn fn, bool hypervisor_bit, struct hv_leaves *out);
+
+/*
+ * KVM with Hyper-V enlightenments: which interface to drive.  Hyper-V's
+ * when use_hyperv (its backend is built and its remote flush is
+ * recommended), else KVM's own when kvm_built, else Hyper-V's anyway.
+ * Choosing KVM swaps the two in *l, so that type, base and signature
+ * name the interface in use.  No change unless both are present.
+ */
+void hv_choose_interface(struct hv_leaves *l, bool use_hyperv,
+                         bool kvm_built);
 
 const char *hv_type_name(enum hv_type t);
 

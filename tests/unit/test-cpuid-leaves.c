@@ -105,6 +105,21 @@ static const struct leaf hyperv_leaves[] = {
     { 0x40000005, { 0xf0, 0x400, 0, 0 } },
 };
 
+/*
+ * Linux 6.1 KVM under QEMU 7.2 with its Hyper-V enlightenments
+ * (shared/reference/kvm-nested.md): Hyper-V's leaves at 0x40000000, up
+ * to 0x40000005, and KVM's own moved to 0x40000100.
+ */
+static const struct leaf kvm_hv_leaves[] = {
+    { 0x40000000, SIG(0x40000005, "Microsoft Hv") },
+    { 0x40000001, { 0x31237648, 0, 0, 0 } },
+    { 0x40000003, { 0x26f, 0x30, 0, 0x8 } },
+    { 0x40000004, { 0xc24, 0xffffffff, 0, 0 } },
+    { 0x40000005, { 0, 0, 0, 0 } },
+    { 0x40000100, SIG(0x40000101, "KVMKVMKVM\0\0\0") },
+    { 0x40000101, { 0x01007afb, 0, 0, 0 } },
+};
+
 static const struct fixture tcg = { "tcg", tcg_leaves,
                                     ARRAY_SIZE(tcg_leaves), { 0 } };
 static const struct fixture xen = { "xen", xen_leaves,
@@ -260,6 +275,52 @@ static void hyperv_alone(void **state)
     struct hv_leaves r = detect(&hyperv);
 
     expect(&r, HV_HYPERV, 0x40000000, 0x4000000b, "Microsoft Hv");
+}
+
+/* Hyper-V alone names no other interface. */
+static void hyperv_has_no_other(void **state)
+{
+    struct hv_leaves r = detect(&hyperv);
+
+    assert_int_equal(r.other_type, HV_NONE);
+    assert_int_equal(r.other_base, 0);
+    assert_string_equal(r.other_signature, "");
+    /* Nothing to choose between: the choice changes nothing. */
+    hv_choose_interface(&r, false, true);
+    expect(&r, HV_HYPERV, 0x40000000, 0x4000000b, "Microsoft Hv");
+}
+
+/* KVM with enlightenments: Hyper-V first, KVM's leaves kept beside. */
+static void kvm_with_hyperv(void **state)
+{
+    struct fixture f = { "kvm+hv", kvm_hv_leaves, ARRAY_SIZE(kvm_hv_leaves),
+                         basic_max };
+    struct hv_leaves r = detect(&f), chosen;
+
+    expect(&r, HV_HYPERV, 0x40000000, 0x40000005, "Microsoft Hv");
+    assert_int_equal(r.other_type, HV_KVM);
+    assert_int_equal(r.other_base, 0x40000100);
+    assert_int_equal(r.other_max_leaf, 0x40000101);
+    assert_memory_equal(r.other_signature, "KVMKVMKVM\0\0\0", 13);
+
+    /* Hyper-V's flush recommended (and built): Hyper-V's interface. */
+    chosen = r;
+    hv_choose_interface(&chosen, true, true);
+    assert_memory_equal(&chosen, &r, sizeof(r));
+
+    /* Not recommended, or not built: KVM's, and the two swap. */
+    chosen = r;
+    hv_choose_interface(&chosen, false, true);
+    expect(&chosen, HV_KVM, 0x40000100, 0x40000101, "KVMKVMKVM\0\0\0");
+    assert_int_equal(chosen.other_type, HV_HYPERV);
+    assert_int_equal(chosen.other_base, 0x40000000);
+    assert_int_equal(chosen.other_max_leaf, 0x40000005);
+    assert_string_equal(chosen.other_signature, "Microsoft Hv");
+
+    /* Without the KVM backend there is only Hyper-V's to use. */
+    chosen = r;
+    hv_choose_interface(&chosen, false, false);
+    assert_memory_equal(&chosen, &r, sizeof(r));
 }
 
 /* "Microsoft Hv" without the "Hv#1" interface is not Hyper-V proper. */
@@ -425,6 +486,8 @@ int main(void)
         cmocka_unit_test(kvm_old_host_eax_zero),
         cmocka_unit_test(kvm_hidden),
         cmocka_unit_test(hyperv_alone),
+        cmocka_unit_test(hyperv_has_no_other),
+        cmocka_unit_test(kvm_with_hyperv),
         cmocka_unit_test(hyperv_without_interface),
         cmocka_unit_test(hyperv_too_few_leaves),
         cmocka_unit_test(xen_max_leaf_too_low),

@@ -73,3 +73,12 @@ unit-apic-calibrate-src := tests/unit/test-apic-calibrate.c \
 unit-tests += timer-oneshot
 unit-timer-oneshot-src := tests/unit/test-timer-oneshot.c \
                           kernel/timer-oneshot.c
+
+unit-tests += hyperv-leaves
+unit-hyperv-leaves-src := tests/unit/test-hyperv-leaves.c \
+                          guest/hyperv/leaves.c kernel/vsnprintf.c
+
+unit-tests += hyperv-hcall
+unit-hyperv-hcall-src := tests/unit/test-hyperv-hcall.c guest/hyperv/hcall.c \
+                         arch/x86/flush-policy.c kernel/cpumask.c \
+                         kernel/vsnprintf.c
