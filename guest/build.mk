@@ -8,3 +8,4 @@ obj-y += guest/flush-fault.o
 
 include guest/xen/build.mk
 include guest/kvm/build.mk
+include guest/hyperv/build.mk

@@ -5,6 +5,7 @@
 #include <guest/flush-fault.h>
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
+#include <guest/hyperv.h>
 #include <guest/xen.h>
 #include <shimk/cmdline.h>
 #include <shimk/errno.h>
@@ -19,8 +20,8 @@ struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
 bool assist_enabled = true;
 
-/* Backend templates (guest/xen/xen.c, guest/kvm/kvm.c). */
-extern const struct hypervisor_ops xen_ops, kvm_ops;
+/* Backend templates (guest/xen/xen.c, guest/kvm/kvm.c, guest/hyperv/). */
+extern const struct hypervisor_ops xen_ops, kvm_ops, hyperv_ops;
 
 static int8_t opt_assisted_flush = -1;
 tristate_param("assisted-flush", opt_assisted_flush);
@@ -38,6 +39,17 @@ void hypervisor_probe(void)
     const struct hypervisor_ops *tmpl = NULL;
 
     hv_detect(real_cpuid, boot_cpu.hypervisor, &hv_info);
+    /*
+     * KVM with Hyper-V enlightenments offers both interfaces (README,
+     * "Hyper-V"): Hyper-V's when its remote flush is recommended, as
+     * that covers running vCPUs, which KVM's PV flush does not; else
+     * KVM's own, for steal time and its PV flush.
+     */
+    if ( hv_info.type == HV_HYPERV )
+        hv_choose_interface(&hv_info,
+                            IS_ENABLED(CONFIG_GUEST_HYPERV) &&
+                                hyperv_probe(real_cpuid, hv_info.max_leaf),
+                            IS_ENABLED(CONFIG_GUEST_KVM));
     if ( hv_info.type == HV_XEN && IS_ENABLED(CONFIG_GUEST_XEN) )
     {
         /* Hypercalls are needed before the command line is even read. */
@@ -46,6 +58,8 @@ void hypervisor_probe(void)
     }
     else if ( hv_info.type == HV_KVM && IS_ENABLED(CONFIG_GUEST_KVM) )
         tmpl = &kvm_ops;
+    else if ( hv_info.type == HV_HYPERV && IS_ENABLED(CONFIG_GUEST_HYPERV) )
+        tmpl = &hyperv_ops;
     /* Copied once: the templates stay constant, the copy goes read-only. */
     if ( tmpl )
         hypervisor_ops = *tmpl;
@@ -141,19 +155,25 @@ void hypervisor_policy_text(char *buf, size_t size)
 
 void hypervisor_print_line(void)
 {
-    char text[192];
+    char text[320], other[96];
 
-    text[0] = '\0';
+    text[0] = other[0] = '\0';
     if ( hypervisor_ops.describe )
         hypervisor_ops.describe(text, sizeof(text));
+    if ( hv_info.other_type != HV_NONE )
+        ksnprintf(other, sizeof(other), "; also %s '%s' at %#x (max leaf "
+                  "%#x), not used", hv_type_name(hv_info.other_type),
+                  hv_info.other_signature, hv_info.other_base,
+                  hv_info.other_max_leaf);
     if ( hv_info.type == HV_NONE )
         printk("shimk: hypervisor none (bare metal); assisted flush %s\n",
                assist_decision_text(decision));
     else
-        printk("shimk: hypervisor %s '%s' at %#x (max leaf %#x)%s%s; "
+        printk("shimk: hypervisor %s '%s' at %#x (max leaf %#x)%s%s%s; "
                "assisted flush %s\n", hv_type_name(hv_info.type),
                hv_info.signature, hv_info.base, hv_info.max_leaf,
-               text[0] ? ", " : "", text, assist_decision_text(decision));
+               text[0] ? ", " : "", text, other,
+               assist_decision_text(decision));
 }
 
 void hypervisor_shutdown(int code)

@@ -186,7 +186,9 @@ static void calibrate(const struct profile *pf)
     cal_pge = measure_pge_toggle(pf->calib_iters);
     calib_line("pge-toggle-pair", cal_pge);
     calib_line("invpcid-all", measure_invpcid_all(pf->calib_iters));
-    calib_line(hypervisor_type() == HV_KVM ? "cpuid-exit" : "null-hypercall",
+    calib_line(hypervisor_type() == HV_KVM ||
+                       hypervisor_type() == HV_HYPERV ? "cpuid-exit"
+                                                      : "null-hypercall",
                measure_hypercall(pf->calib_iters));
     calib_line("self-ipi", measure_self_ipi(pf->calib_iters));
     calib_line("ipi-round-trip",
@@ -1022,8 +1024,9 @@ int tlbbench_run(const char *spec)
     m_unicast = add_mode("ipi-unicast", 0, 0, -1);
     m_allbut = add_mode("ipi-allbut", 1, 0, -1);
     if ( hypervisor_ops.flush_tlb )
-        m_assist = add_mode(hypervisor_type() == HV_KVM ? "assist-kvm"
-                                                        : "assist-xen",
+        m_assist = add_mode(hypervisor_type() == HV_KVM      ? "assist-kvm"
+                            : hypervisor_type() == HV_HYPERV ? "assist-hyperv"
+                                                             : "assist-xen",
                             -1, 1, -1);
     if ( boot_cpu.pge )
     {

@@ -110,10 +110,13 @@ uint64_t measure_invpcid_all(unsigned int iters)
 
 uint64_t measure_hypercall(unsigned int iters)
 {
-    /* Xen: xen_version; KVM has no null call, a CPUID exit stands in. */
+    /*
+     * Xen: xen_version; KVM and Hyper-V have no null call, a CPUID exit
+     * stands in.
+     */
     if ( hypervisor_type() == HV_XEN )
         return median_of(op_xen_version, iters);
-    if ( hypervisor_type() == HV_KVM )
+    if ( hypervisor_type() == HV_KVM || hypervisor_type() == HV_HYPERV )
         return median_of(op_cpuid_exit, iters);
     return 0;
 }
