@@ -15,3 +15,4 @@ obj-$(CONFIG_KTEST) += tests/ktest/timer.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
 obj-$(CONFIG_KTEST) += tests/ktest/guest.o
+obj-$(CONFIG_KTEST) += tests/ktest/hyperv.o

@@ -34,11 +34,24 @@ KTEST(guest, probe_matches_cpuid)
     KT_ASSERTF(t, !memcmp(sig, hv_info.signature, 12), "signature '%s' at "
                "%#x, probed '%s'", sig, hv_info.base, hv_info.signature);
     KT_EQ(t, r.a, hv_info.max_leaf);
-    if ( hypervisor_type() == HV_XEN || hypervisor_type() == HV_KVM )
+    if ( hypervisor_type() == HV_XEN || hypervisor_type() == HV_KVM ||
+         hypervisor_type() == HV_HYPERV )
         KT_ASSERTF(t, !strcmp(hypervisor_ops.name,
                               hv_type_name(hypervisor_type())),
                    "ops '%s' for hv=%s", hypervisor_ops.name,
                    hv_type_name(hypervisor_type()));
+    /* The interface not chosen (KVM beside Hyper-V) is really there. */
+    if ( hv_info.other_type != HV_NONE )
+    {
+        cpuid(hv_info.other_base, &r);
+        memcpy(sig + 0, &r.b, 4);
+        memcpy(sig + 4, &r.c, 4);
+        memcpy(sig + 8, &r.d, 4);
+        KT_ASSERTF(t, !memcmp(sig, hv_info.other_signature, 12),
+                   "signature '%s' at %#x, probed '%s' there", sig,
+                   hv_info.other_base, hv_info.other_signature);
+        KT_EQ(t, r.a, hv_info.other_max_leaf);
+    }
 }
 
 /* The ops table is __ro_after_init: no write can change the backend. */
@@ -98,8 +111,8 @@ KTEST(guest, assisted_flush_needs_no_interrupt)
     if ( !hypervisor_has_flush_tlb() )
         KT_SKIP(t, "no assisted flush here (%s)",
                 hv_type_name(hypervisor_type()));
-    if ( hypervisor_type() != HV_XEN )
-        KT_SKIP(t, "only Xen's flush covers running vCPUs");
+    if ( hypervisor_type() != HV_XEN && hypervisor_type() != HV_HYPERV )
+        KT_SKIP(t, "only Xen's and Hyper-V's flushes cover running vCPUs");
     if ( assist_faults_injected || assist_fault_mode_set() )
         KT_SKIP(t, "assisted-flush-fault= makes the L0 flush fail");
     if ( other >= NR_CPUS )
