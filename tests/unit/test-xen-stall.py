@@ -7,7 +7,10 @@ import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
 from bootlib import xen_stall  # noqa: E402
+from pytap import case  # noqa: E402
+import pytap  # noqa: E402
 
 # Recorded from Xen 4.17 during a real stall (d0v0 stranded by credit2).
 with open(os.path.join(HERE, "fixtures", "xen-q-stall.txt")) as f:
@@ -28,13 +31,6 @@ def with_vcpu0(has, flags):
 def domu(lines, domid):
     return [l.replace("domain 0", "domain %d" % domid) for l in lines]
 
-
-CASES = []
-
-
-def case(fn):
-    CASES.append(fn)
-    return fn
 
 
 @case
@@ -79,19 +75,6 @@ def xl_without_a_domu_says_so():
     return "no domU exists yet" in xen_stall.diagnose(STALL, None)
 
 
-def main():
-    print("1..%d" % len(CASES))
-    failed = 0
-    for i, fn in enumerate(CASES, 1):
-        try:
-            ok = fn()
-        except Exception as e:  # a crash is a failure too
-            ok = False
-            print("# %s: %r" % (fn.__name__, e))
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, fn.__name__))
-        failed += not ok
-    return 1 if failed else 0
-
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(pytap.main())

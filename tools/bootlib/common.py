@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# What every environment of tools/boot shares: paths, shimk's lines, helpers.
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+ELF = os.path.join(BUILD, "shimk.elf")
+# QEMU runs in ROOT and gets relative names: -initrd splits its module
+# string at the first blank, and Xen takes the first word as the file name.
+ELF_REL = os.path.join("build", "shimk.elf")
+QEMU = os.environ.get("QEMU", "qemu-system-x86_64")
+
+# After shimk reports a panic it exits by itself; this bounds the wait.
+PANIC_GRACE_S = 5.0
+# Bound on waiting for QEMU to go once its output has ended.
+EXIT_WAIT_S = 10.0
+
+# shimk's own console lines (DESIGN.md section 3).
+SUMMARY_RE = re.compile(r"^shimk: boot hv=")
+KTEST_END_RE = re.compile(
+    r"^KTEST: END (\d+) passed, (\d+) failed, (\d+) skipped")
+SHIMK_PANIC_RE = re.compile(r"^shimk: PANIC on CPU")
+NOT_OK_RE = re.compile(r"^not ok \d+")
+# shimk's own line before it leaves through a hypervisor call (xl's domU).
+SHIMK_EXIT_RE = re.compile(r"^shimk: exit (\d+)$")
+
+
+def note(msg):
+    sys.stderr.write("boot: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def kvm_usable():
+    """Return (usable, reason) for the host's own /dev/kvm."""
+    # The paravirtual kvm_pvm module also provides /dev/kvm, but runs only
+    # guests written for PVM: an ordinary guest's ring-3 tasks die on
+    # their first SYSCALL, and its shadow paging hides stale TLB entries,
+    # so even the detector's negative control passes. No verdict from it
+    # can be trusted (shared/reference/kvm-nested.md).
+    if os.path.isdir("/sys/module/kvm_pvm"):
+        return False, ("/dev/kvm is the paravirtual kvm_pvm module, which "
+                       "runs only PVM guests and hides stale TLB entries: "
+                       "not a KVM a test can trust")
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR | os.O_CLOEXEC)
+    except OSError as e:
+        return False, "/dev/kvm not usable: %s" % e.strerror
+    os.close(fd)
+    return True, ""
+
+
+def newc(entries):
+    """A cpio archive in the kernel's initramfs format (newc).
+
+    entries: (name, mode, data) with data None for a directory.
+    """
+    out = bytearray()
+
+    def pad():
+        out.extend(b"\0" * (-len(out) % 4))
+
+    for ino, (name, mode, data) in enumerate(
+            entries + [("TRAILER!!!", 0, b"")], 1):
+        data = data or b""
+        nlink = 2 if (mode & 0o170000) == 0o040000 else 1
+        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0,
+                  len(name) + 1, 0)
+        out += b"070701" + b"".join(b"%08X" % f for f in fields)
+        out += name.encode() + b"\0"
+        pad()
+        out += data
+        pad()
+    return bytes(out)
+
+
+def initrd_with(base, extra, path):
+    """Write base (a cached initramfs) and then extra to path.
+
+    The kernel unpacks every archive in the image, so the cached part never
+    has to be rebuilt for a new kernel or command line. Archives after the
+    first start 4-byte aligned; the kernel skips the zeros.
+    """
+    with open(base, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(data)
+        f.write(b"\0" * (-len(data) % 4))
+        f.write(extra)
+    return path
+
+
+def run_builder(tool, prefix, what, limit):
+    """Run a cache builder (tools/xl-dom0, tools/kvm-l1).
+
+    Exits 77 when it says its packages cannot be obtained, 2 on any other
+    failure; returns when its outputs are there.
+    """
+    try:
+        r = subprocess.run([os.path.join(ROOT, "tools", tool)],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=limit)
+    except subprocess.TimeoutExpired:
+        note("tools/%s did not finish in %d s" % (tool, limit))
+        sys.exit(2)
+    text = r.stdout.decode("utf-8", "replace")
+    lines = text.splitlines()
+    for line in lines if r.returncode else lines[-3:]:
+        note(line)
+    if r.returncode == 77:
+        why = [l[len(prefix):] for l in lines if l.startswith(prefix)]
+        note("%s not available: %s" % (
+            what, why[-1] if why else "tools/%s exited 77" % tool))
+        sys.exit(77)
+    if r.returncode != 0:
+        note("tools/%s failed (exit %d): no %s" % (tool, r.returncode, what))
+        sys.exit(2)

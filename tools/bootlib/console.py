@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# One QEMU process of tools/boot: its console, its deadlines, the verdict.
+#
+# The environment (bootlib/env_*.py) decides what a console line means and
+# how the run is judged; this module owns the process and the clock.
+
+import os
+import selectors
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from bootlib.common import (EXIT_WAIT_S, KTEST_END_RE, NOT_OK_RE,
+                            PANIC_GRACE_S, ROOT, SHIMK_EXIT_RE,
+                            SHIMK_PANIC_RE, SUMMARY_RE)
+
+
+class Run:
+    """One QEMU process, its console, and what was seen on it."""
+
+    def __init__(self, env, cmd, log, debugcon):
+        self.env = env
+        self.cmd = cmd
+        self.debugcon = debugcon
+        self.log = log
+        self.lines = 0
+        # What shimk said.
+        self.summary = False
+        self.ktest_end = None
+        self.not_ok = False
+        self.shimk_panic = None
+        self.shimk_exit = None
+        self.stdout_ok = True
+        # A silent run: the environment's diagnosis of who is stuck.
+        self.stall = None
+        # reason -> monotonic time at which the run is stopped for it.
+        self.stops = {}
+        self.stop_reason = None
+        self.keys = []          # (when, bytes) still to send on the serial
+        self.proc = None
+        self.stderr = tempfile.TemporaryFile()
+
+    def logline(self, text):
+        if self.log:
+            self.log.write(text + "\n")
+            self.log.flush()
+
+    def show(self, text):
+        if not self.stdout_ok:
+            return
+        try:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader went away (e.g. piped into head); keep judging.
+            self.stdout_ok = False
+
+    def guest_line(self, text):
+        """A line of shimk's own console, shown and remembered."""
+        self.show(text)
+        if SUMMARY_RE.match(text):
+            self.summary = True
+        m = KTEST_END_RE.match(text)
+        if m:
+            self.ktest_end = tuple(int(x) for x in m.groups())
+        if NOT_OK_RE.match(text):
+            self.not_ok = True
+        if SHIMK_PANIC_RE.match(text) and self.shimk_panic is None:
+            self.shimk_panic = text
+            if self.env.panic_ends_run:
+                self.stop_after(PANIC_GRACE_S, "panic-hang")
+        m = SHIMK_EXIT_RE.match(text)
+        if m:
+            self.shimk_exit = int(m.group(1))
+
+    def stop_after(self, seconds, reason):
+        """Stop the run for reason in seconds, unless already due to."""
+        if reason not in self.stops:
+            self.stops[reason] = time.monotonic() + seconds
+
+    def stop_now(self, reason):
+        self.stop_reason = self.stop_reason or reason
+
+    def send_key(self, key):
+        try:
+            self.proc.stdin.write(key)
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, AttributeError):
+            return False
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+
+    def line(self, text):
+        self.lines += 1
+        self.logline(text)
+        self.env.line(self, text)
+
+    def run(self, timeout):
+        """Return (qemu returncode or None when killed, why it was killed)."""
+        # "### " marks the runner's own lines in the log; shimk's console
+        # has lines starting "boot: " of its own.
+        self.logline("### " + " ".join(shlex.quote(c) for c in self.cmd))
+        # Own session, so that a kill reaches QEMU and anything it started.
+        # The serial input is kept where the environment talks to its L0.
+        self.proc = subprocess.Popen(self.cmd,
+                                     stdin=subprocess.PIPE
+                                     if self.env.serial_input
+                                     else subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE,
+                                     stderr=self.stderr, cwd=ROOT,
+                                     start_new_session=True)
+        start = time.monotonic()
+        deadline = start + timeout
+        asked = False
+        buf = b""
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        fd = self.proc.stdout.fileno()
+        try:
+            while True:
+                if self.stop_reason:
+                    return None, self.stop_reason
+                now = time.monotonic()
+                due = [r for r, t in self.stops.items() if now >= t]
+                if due:
+                    return None, min(due, key=self.stops.get)
+                if now >= deadline and not asked:
+                    # The environment may ask its L0 for a state dump.
+                    asked = True
+                    deadline = now + self.env.on_timeout(self)
+                    continue
+                if now >= deadline:
+                    self.stall = self.env.diagnose(self)
+                    return None, "timeout"
+                stage, stage_why = self.env.stage_deadline(self, start)
+                if stage and now >= stage:
+                    return None, stage_why
+                if self.keys and now >= self.keys[0][0]:
+                    self.send_key(self.keys.pop(0)[1])
+                limit = min(d for d in [deadline, stage,
+                                        self.keys and self.keys[0][0]] +
+                            list(self.stops.values()) if d)
+                if not sel.select(max(0.0, limit - now)):
+                    continue
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                buf += chunk
+                *lines, buf = buf.split(b"\n")
+                for raw in lines:
+                    self.line(raw.decode("utf-8", "replace").rstrip("\r"))
+            if buf:
+                self.line(buf.decode("utf-8", "replace").rstrip("\r"))
+            self.env.end_of_output(self)
+            if self.stop_reason:
+                return None, self.stop_reason
+            try:
+                return self.proc.wait(timeout=EXIT_WAIT_S), None
+            except subprocess.TimeoutExpired:
+                return None, "no-exit"
+        finally:
+            sel.close()
+            self.kill()
+            self.proc.stdout.close()
+            if self.proc.stdin:
+                self.proc.stdin.close()
+
+    def qemu_stderr(self):
+        self.stderr.seek(0)
+        return self.stderr.read().decode("utf-8", "replace").rstrip()
+
+    def finish_log(self):
+        if not self.log:
+            return
+        err = self.qemu_stderr()
+        if err:
+            self.log.write("### QEMU stderr\n%s\n" % err)
+        if self.debugcon and os.path.exists(self.debugcon):
+            with open(self.debugcon, "rb") as f:
+                text = f.read().decode("utf-8", "replace").replace("\r", "")
+            self.log.write("### debugcon (port 0xe9)\n%s" % text)
+            if text and not text.endswith("\n"):
+                self.log.write("\n")
+        self.log.flush()
+
+
+def judge(run, rc, killed, timeout):
+    """Map a run whose QEMU status is shimk's to (exit status, verdict).
+
+    Used by every environment in which shimk's isa-debug-exit code reaches
+    the runner as QEMU's status ((code << 1) | 1). That code is only
+    believed together with the matching console line, because QEMU exits 1
+    on its own start-up errors too.
+    """
+    if killed == "timeout":
+        if run.stall:
+            return 2, "timeout after %g s: %s" % (timeout, run.stall)
+        return 2, "timeout after %g s" % timeout
+    if killed == "panic-hang":
+        return 2, "panic, and QEMU did not exit within %g s" % PANIC_GRACE_S
+    if killed == "no-exit":
+        return 2, "console closed but QEMU did not exit"
+    if killed:
+        return 2, killed
+    if rc < 0:
+        return 2, "QEMU killed by signal %d" % -rc
+    if rc == 0:
+        return 2, "QEMU exited 0: triple fault or reset"
+    if rc == 1:
+        if not run.summary and not run.lines and run.qemu_stderr():
+            return 2, "QEMU exited 1 before any console output"
+        if not run.summary:
+            return 2, "exit code 0 without boot summary"
+        if run.ktest_end and run.ktest_end[1] != 0:
+            return 2, ("exit code 0 but KTEST: END reports %d failed"
+                       % run.ktest_end[1])
+        if run.shimk_panic:
+            return 2, "exit code 0 after a PANIC line"
+        return 0, "passed"
+    if rc == 3:
+        if (run.ktest_end and run.ktest_end[1] > 0) or run.not_ok:
+            return 1, "test failure"
+        return 2, "exit code 1 (test failure) but no failure on the console"
+    if rc == 5:
+        if run.shimk_panic:
+            return 2, "panic"
+        return 2, "exit code 2 (panic) without a PANIC line"
+    if rc == 77:
+        return 77, "everything skipped"
+    return 2, "QEMU exited %d" % rc

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tools/boot --env kvm-nested and hyperv-nested: a real Linux KVM as L0.
+#
+# No machine here has a /dev/kvm a test can trust, but QEMU TCG -cpu max
+# emulates SVM with nested paging: Debian's Linux 6.1 with kvm-amd runs in
+# it as L1 (tools/kvm-l1), and its /init (tools/kvm-l1-init) runs Debian's
+# QEMU -accel kvm with shimk as L2 (shared/reference/kvm-nested.md). L1
+# passes shimk's isa-debug-exit code on, so the outer QEMU's status is
+# shimk's and the usual verdict rules apply, checked against L1's report.
+
+import os
+import re
+import subprocess
+
+from bootlib import common, console, kvm_stall
+from bootlib.common import ELF, note
+from bootlib.env_base import Env
+
+L1_DIR = os.path.join(common.BUILD, "kvm-nested")
+L1_KERNEL_REL = os.path.join("build", "kvm-nested", "vmlinux")
+L1_INITRAMFS = os.path.join(L1_DIR, "initramfs.cpio")
+# L1's kernel command line. quiet: the serial is slow under TCG and L2's
+# lines share it; nokaslr: a dump's addresses are L1's or shimk's at a
+# glance; mitigations=off: nothing to protect, and TCG pays for each.
+L1_ARGS = "console=ttyS0 quiet nokaslr mitigations=off panic=0"
+# L1's memory beyond L2's: the unpacked initramfs (53 MiB), QEMU, Linux.
+L1_EXTRA_MIB = 512
+L1_MIN_MIB = 768
+# From the outer QEMU's start to L1's /init starting L2: 6-8 s on an idle
+# 2-core host, 10-28 s loaded; kvm-amd loads in 1-5 s more.
+L1_START_S = 120.0
+# L1 must stop L2 this long before the run's timeout, so that its report
+# still reaches us: L1's boot before its clock (1-3 s), the state dump
+# (5 s), the serial.
+L1_END_MARGIN_S = 30
+L1_MIN_END_S = 20
+# Silence from L2 after which L1 dumps its state and stops it. No test
+# of shimk's is silent for more than a few seconds even nested.
+L2_SILENT_S = 60
+# L2's vCPU under hyperv-nested: KVM's Hyper-V enlightenments that the
+# TLFS flush and IPI hypercalls need, and what those need in turn.
+HV_FLAGS = ("hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-stimer,"
+            "hv-tlbflush,hv-ipi")
+
+L2_PREFIX = "shimk-L2| "
+DUMP_PREFIX = "kvm-dump| "
+RUN_RE = re.compile(r"^kvm-run: (.*)$")
+VERDICT_RE = re.compile(r"^(l2 exit (\d+)|l2 shutdown|silent .*|"
+                        r"timeout after .*|error .*)$")
+# Expected when L1 is overcommitted on purpose (--host-cpus < --smp).
+QEMU_NOISE_RE = re.compile(r"exceeds the recommended cpus supported by KVM")
+EXIT_RE = re.compile(r"^exit (\d+)$")
+L1_PANIC_RE = re.compile(r"Kernel panic - not syncing")
+
+
+def symbolizer(elf):
+    """rip -> "symbol+off" from the ELF's symbol table, or None."""
+    try:
+        r = subprocess.run(["nm", "-n", elf], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    syms = []
+    for line in r.stdout.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+
+    def lookup(rip):
+        best = None
+        for addr, name in syms:
+            if addr > rip:
+                break
+            best = (addr, name)
+        return "%s+%#x" % (best[1], rip - best[0]) if best else None
+    return lookup
+
+
+class KvmNestedEnv(Env):
+    name = "kvm-nested"
+    default_timeout = 240.0
+    default_cpu = "host"
+    panic_ends_run = False
+    debugcon = False
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.stage = None           # L1's last progress line
+        self.l2_started = False
+        self.verdict = None
+        self.l2_rc = None
+        self.exit_code = None
+        self.dump = None
+        self.l1_panic = None
+        self.l1_errors = []
+        self.retry_reason = None
+        self.end = int(max(L1_MIN_END_S, self.timeout - L1_END_MARGIN_S))
+
+    def warn_unused(self):
+        if self.a.xen_append:
+            note("--xen-append ignored outside the Xen environments")
+
+    def prepare(self, tmp):
+        self.warn_unused()
+        common.run_builder("kvm-l1", "kvm-l1: ", "nested KVM L1", 1800)
+
+    def l2_cpu(self):
+        return self.a.cpu or self.default_cpu
+
+    def qemu_memory(self):
+        return max(L1_MIN_MIB, self.mem + L1_EXTRA_MIB)
+
+    def qemu_cpus(self):
+        # L1's vCPUs: fewer than shimk's overcommits them.
+        return self.a.host_cpus or self.a.smp
+
+    def machine_args(self):
+        return ["-smp", str(self.qemu_cpus()), "-accel", "tcg",
+                "-cpu", "max"]
+
+    def initrd(self, tmp):
+        with open(ELF, "rb") as f:
+            elf = f.read()
+        silent = min(L2_SILENT_S, max(10, self.end - 10))
+        params = ("KVMRUN_SMP=%d\nKVMRUN_MEM=%d\nKVMRUN_CPU=%s\n"
+                  "KVMRUN_END=%d\nKVMRUN_SILENT=%d\n"
+                  % (self.a.smp, self.mem, self.l2_cpu(), self.end, silent))
+        run = common.newc([
+            ("kvm-run", 0o040755, None),
+            ("kvm-run/shimk.elf", 0o100644, elf),
+            ("kvm-run/append", 0o100644, self.a.append.encode()),
+            ("kvm-run/params", 0o100644, params.encode())])
+        return common.initrd_with(L1_INITRAMFS, run,
+                                  os.path.join(tmp, "kvm-initrd.cpio"))
+
+    def boot_args(self, tmp):
+        if re.search(r"[\s'\"\\$`]", self.l2_cpu()):
+            note("--cpu '%s': a blank or shell character cannot go into "
+                 "L1's QEMU command" % self.l2_cpu())
+            raise SystemExit(2)
+        return ["-kernel", L1_KERNEL_REL, "-initrd", self.initrd(tmp),
+                "-append", L1_ARGS]
+
+    def line(self, run, text):
+        if text.startswith(L2_PREFIX):
+            run.guest_line(text[len(L2_PREFIX):])
+            return
+        if text.startswith(DUMP_PREFIX):
+            if self.dump is not None:
+                self.dump.append(text[len(DUMP_PREFIX):])
+            return
+        m = RUN_RE.match(text)
+        if m:
+            self.l1_line(m.group(1))
+            return
+        if L1_PANIC_RE.search(text) and self.l1_panic is None:
+            self.l1_panic = text.strip()
+            run.stop_after(2.0, "l1-panic")
+        # Anything else (L1's kernel) is for the log only.
+
+    def l1_line(self, what):
+        m = VERDICT_RE.match(what)
+        if m:
+            self.verdict = what
+            if m.group(2) is not None:
+                self.l2_rc = int(m.group(2))
+            return
+        m = EXIT_RE.match(what)
+        if m:
+            self.exit_code = int(m.group(1))
+            return
+        if what.startswith("no progress"):
+            self.dump = []
+        elif what.startswith("l2 start"):
+            self.l2_started = True
+        elif what.startswith("qemu stderr: ") or what.startswith("port "):
+            if not QEMU_NOISE_RE.search(what):
+                self.l1_errors.append(what)
+        self.stage = what
+
+    def stage_deadline(self, run, start):
+        if self.l2_started:
+            return None, None
+        return start + L1_START_S, "l1-start"
+
+    def where(self):
+        if self.stage is None:
+            return "L1's /init never ran"
+        return "L1's last word: '%s'" % self.stage
+
+    def diagnosis(self, what="shimk stuck"):
+        text, l0_fault = kvm_stall.diagnose(
+            self.dump or [], kvm_stall.exec_ranges(ELF), symbolizer(ELF),
+            what)
+        if l0_fault:
+            self.retry_reason = text
+        return text
+
+    def judge(self, run, rc, killed):
+        if killed == "l1-panic":
+            return 2, "L1 kernel panic: %s" % self.l1_panic
+        if killed == "l1-start":
+            return 2, "L2 not started within %g s: %s" % (L1_START_S,
+                                                          self.where())
+        if killed == "timeout":
+            return 2, "timeout after %g s: %s" % (self.timeout, self.where())
+        if killed:
+            return console.judge(run, rc, killed, self.timeout)
+        if rc < 0:
+            return 2, "QEMU killed by signal %d" % -rc
+        if self.verdict is None:
+            if rc == 1 and not run.lines and run.qemu_stderr():
+                return 2, "QEMU exited 1 before any console output"
+            return 2, "QEMU exited %d without L1's verdict: %s" % (
+                rc, self.where())
+        # L1 leaves with L2's code, or 127 for anything else.
+        want = 127
+        if self.l2_rc is not None and self.l2_rc % 2:
+            want = (self.l2_rc - 1) // 2
+        if self.exit_code != want or rc != (want << 1) | 1:
+            return 2, ("L1 said '%s' but the outer QEMU exited %d, not %d: "
+                       "L1's exit through port 0xf4 failed"
+                       % (self.verdict, rc, (want << 1) | 1))
+        if self.verdict.startswith("error "):
+            return 2, "L1: %s" % self.verdict[len("error "):]
+        if self.verdict == "l2 shutdown":
+            return 2, "L2 triple fault or reset: %s" % self.diagnosis(
+                "shimk's state")
+        if self.l2_rc is None:
+            return 2, "L2 %s: %s" % (self.verdict, self.diagnosis())
+        return console.judge(run, self.l2_rc, None, self.timeout)
+
+    def report(self, run, rc, killed):
+        for err in self.l1_errors:
+            note("L1: %s" % err)
+        super().report(run, rc, killed)
+
+
+class HypervNestedEnv(KvmNestedEnv):
+    """The same L0 with KVM's Hyper-V enlightenments for L2."""
+
+    name = "hyperv-nested"
+
+    def l2_cpu(self):
+        return self.a.cpu or "host," + HV_FLAGS

@@ -1,0 +1,211 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tools/boot --env xen and grub-xen: shimk as Xen's PVH dom0.
+#
+# Xen comes from Debian's package (tools/fetch-xen) and runs in QEMU TCG
+# -cpu max: Debian's Xen has no shadow paging, so it needs HAP. shimk's
+# console reaches the serial as Xen's "(d0) " lines.
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+from bootlib import console, xen_stall
+from bootlib.common import ELF_REL, ROOT, note
+from bootlib.env_base import Env
+from bootlib.env_grub import XEN, iso_for
+
+XEN_REL = os.path.join("build", "xen", "xen")
+# Xen's dom0 needs its own memory plus room for Xen and its heap.
+XEN_OVERHEAD_MIB = 512
+# Time to collect the lines that follow a Xen panic header (the reason).
+XEN_PANIC_GRACE_S = 1.0
+# Guest console lines as Xen prints them, with an optional timestamp when
+# Xen runs with console_timestamps.
+XEN_GUEST_RE = re.compile(r"^(?:\[[^\]]*\] )?\(d\d+(?:v\d+)?\) ?(.*)$")
+XEN_LINE_RE = re.compile(r"^\(XEN\) ")
+# A PVH dom0 crash ends in a reboot only after 5 s and a panic under
+# 'noreboot' never ends; both are caught here instead.
+XEN_PANIC_RE = re.compile(
+    r"Panic on CPU|Manual reset required|Domain 0 crashed|Dom0 crashed|"
+    r"domain_crash")
+# DOMAIN_PBUF_SIZE - 1 in Xen 4.17 (xen/include/xen/sched.h).
+XEN_PBUF_CHARS = 199
+# Why Xen rebooted, when dom0 made it (QEMU then exits 0).
+XEN_SHUTDOWN_RE = re.compile(r"Triple fault|Dom0 shutdown")
+
+# Xen 4.17's credit2 can leave a vCPU unscheduled for good after Xen
+# unpauses it from an INIT or STARTUP IPI it sent (README, "AP start-up
+# under Xen"): about 3 % of 4-vCPU boots with INIT-SIPI stalled so here.
+# With no migration resistance the idle pCPU that credit2 tickles takes
+# the vCPU. Later options win, so --xen-append can restore the default
+# (sched_credit2_migrate_resist=500).
+XEN_SCHED_ARGS = "sched_credit2_migrate_resist=0"
+
+
+def xen_cmdline(mem, smp, extra):
+    args = ("console=com1 loglvl=all guest_loglvl=all dom0=pvh "
+            "dom0-iommu=none dom0_mem=%dM,max:%dM dom0_max_vcpus=%d %s"
+            % (mem, mem, smp, XEN_SCHED_ARGS))
+    if extra.strip():
+        args += " " + extra.strip()
+    return args
+
+
+def fetch_xen():
+    """Make sure build/xen/xen exists; exit 77 with the reason if not."""
+    r = subprocess.run([os.path.join(ROOT, "tools", "fetch-xen")],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=1200)
+    text = r.stdout.decode("utf-8", "replace")
+    if r.returncode != 0 or not os.path.isfile(XEN):
+        lines = text.splitlines()
+        for line in lines[-10:]:
+            note(line)
+        why = [l[len("fetch-xen: "):] for l in lines
+               if l.startswith("fetch-xen: ")]
+        note("Xen not available: %s" % (
+            why[-1] if why else "tools/fetch-xen exited %d" % r.returncode))
+        sys.exit(77)
+    for line in text.splitlines():
+        note(line)
+
+
+def dom0_crashed(panic_lines):
+    """Whether the "Xen panic" is Xen reporting its dom0's crash."""
+    return bool(panic_lines) and bool(
+        re.search(r"Dom(ain )?0 crashed", panic_lines[0]))
+
+
+class XenEnv(Env):
+    """Xen with shimk as its PVH dom0, booted by QEMU -kernel."""
+
+    name = "xen"
+    default_mem = 256
+    default_timeout = 180.0
+    serial_input = True
+    debugcon = False
+    panic_re = XEN_PANIC_RE
+
+    def __init__(self, args):
+        super().__init__(args)
+        self.pending = ""
+        self.xen_panic = []
+        self.xen_shutdown = None
+        # Xen's answer to its debug keys, once asked.
+        self.dump_lines = None
+
+    def warn_unused(self):
+        pass
+
+    def prepare(self, tmp):
+        fetch_xen()
+        self.xargs = self.xen_args()
+
+    def xen_args(self):
+        return xen_cmdline(self.mem, self.a.smp, self.a.xen_append)
+
+    def qemu_memory(self):
+        return self.mem + XEN_OVERHEAD_MIB
+
+    def qemu_cpus(self):
+        # Xen's physical CPUs: fewer than dom0's vCPUs overcommits them.
+        return self.a.host_cpus or self.a.smp
+
+    def boot_args(self, tmp):
+        # QEMU splits -initrd at single commas.
+        mod = (ELF_REL + " " + self.a.append).strip().replace(",", ",,")
+        return ["-kernel", XEN_REL, "-append", self.xargs, "-initrd", mod]
+
+    def xen_line(self, run, body):
+        """A "(XEN) " line, prefix removed: watch for panics and reboots."""
+        if self.dump_lines is not None:
+            self.dump_lines.append(body)
+        if XEN_SHUTDOWN_RE.search(body) and not self.xen_shutdown:
+            self.xen_shutdown = body.strip()
+        if self.xen_panic:
+            self.xen_panic.append(body)
+            if len(self.xen_panic) > 1 and body.startswith("****"):
+                run.stop_now("xen-panic")
+        elif self.panic_re.search(body):
+            self.xen_panic.append(body)
+            run.stop_after(XEN_PANIC_GRACE_S, "xen-panic")
+
+    def split_guest_line(self, run, body):
+        """One "(dN) " chunk: Xen splits long guest lines."""
+        part = self.pending + body
+        # Xen flushes a guest's port 0xe9 buffer when it holds
+        # XEN_PBUF_CHARS characters, splitting longer lines. A full chunk
+        # always continues on the next (d0) line: a line of exactly that
+        # length is followed by an empty one.
+        if len(body) == XEN_PBUF_CHARS:
+            self.pending = part
+            return
+        self.pending = ""
+        run.guest_line(part)
+
+    def line(self, run, text):
+        m = XEN_GUEST_RE.match(text)
+        if m:
+            self.split_guest_line(run, m.group(1))
+        elif XEN_LINE_RE.match(text):
+            self.xen_line(run, text[6:])
+        elif text.strip():
+            # Neither Xen nor a (dN) line: dom0's direct console_io writes
+            # arrive this way, so show them rather than hide them.
+            run.guest_line(text)
+
+    def end_of_output(self, run):
+        if self.pending:
+            run.guest_line(self.pending)
+            self.pending = ""
+
+    def on_timeout(self, run):
+        """Send Xen's debug keys; returns how long to collect the dump."""
+        self.dump_lines = []
+        run.logline("### timeout: asking Xen for its state (debug keys "
+                    "'q' and 'r')")
+        if not run.send_key(xen_stall.KEYS[0]):
+            return 0.0
+        now = time.monotonic()
+        run.keys = [(now + xen_stall.KEY_GAP_S * i, k)
+                    for i, k in enumerate(xen_stall.KEYS[1:], 1)]
+        return xen_stall.DUMP_WAIT_S
+
+    def stalled_domain(self):
+        """shimk's domain: dom0 here, the newest domU (None) under xl."""
+        return 0
+
+    def diagnose(self, run):
+        if self.dump_lines is None:
+            return None
+        return xen_stall.diagnose(self.dump_lines, self.stalled_domain())
+
+    def judge(self, run, rc, killed):
+        if killed == "xen-panic":
+            return 2, "Xen panic"
+        status, why = console.judge(run, rc, killed, self.timeout)
+        if rc == 0 and not killed and self.xen_shutdown:
+            why += " (Xen: %s)" % self.xen_shutdown
+        return status, why
+
+    def panic_note(self):
+        lines = [l.strip() for l in self.xen_panic
+                 if l.strip() and not l.startswith("****")]
+        return "Xen panic: %s" % " / ".join(lines[:3])
+
+    def report(self, run, rc, killed):
+        if killed == "xen-panic":
+            note(self.panic_note())
+        else:
+            super().report(run, rc, killed)
+
+
+class GrubXenEnv(XenEnv):
+    """GRUB2 -> Xen -> shimk, from an ISO image."""
+
+    name = "grub-xen"
+
+    def boot_args(self, tmp):
+        return ["-cdrom", iso_for("grub-xen", self.a.append, self.xargs)]

@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tools/boot --env xl: shimk as an unprivileged PVH domU that xl starts.
+#
+# Xen with a Linux PV dom0 (tools/xl-dom0) whose /init (tools/xl-dom0-init)
+# runs `xl create` and reports the domU's console and fate on the serial.
+
+import gzip
+import os
+import re
+import sys
+import time
+
+from bootlib import common
+from bootlib.common import ELF, note
+from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
+                             XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
+                             dom0_crashed)
+
+XL_KERNEL_REL = os.path.join("build", "xl", "dom0-kernel")
+XL_INITRAMFS = os.path.join(common.BUILD, "xl", "initramfs.cpio.gz")
+# dom0's own memory: enough for the toolstack and the initramfs, fixed so
+# that --mem is the domU's alone.
+XL_DOM0_MEM_MIB = 512
+# QEMU's memory beyond dom0 and the domU: Xen, its heap, the modules.
+XL_QEMU_EXTRA_MIB = 384
+# Time from QEMU's start to dom0's init running xl create. About 8-10 s on
+# an idle 2-core host; the rest is room for a loaded one.
+XL_START_S = 150.0
+# dom0 must stop the domU this long before the run's timeout, so that its
+# verdict and the domU's console still reach us: Xen's boot before dom0's
+# clock starts (3.5-5 s), xl dmesg and xl destroy (1-6 s), the console
+# through the serial (1-13 s seen on a loaded host).
+XL_END_MARGIN_S = 40
+# Never less than this for the domU, whatever the timeout.
+XL_MIN_END_S = 10
+# Without -smap, Linux PV dom0 crashes at its first iretq under QEMU 7.2 TCG.
+XL_CPU = "max,-smap"
+XL_NAME = "shimk"
+# dom0's kernel command line; no commas (QEMU's -initrd separator).
+XL_DOM0_ARGS = "console=hvc0 earlyprintk=xen"
+# dom0's report on hvc0 (Xen prints it unprefixed on the serial).
+XL_DOMU_PREFIX = "shimk-domU| "
+XL_RUN_RE = re.compile(r"^xl-run: (.*)$")
+XL_VERDICT_RE = re.compile(
+    r"^(domain shut down, reason \S+|timeout after .*|error .*)$")
+XL_EXIT_RE = re.compile(r"^exit (\d+)$")
+XL_REASON_CODE = {"poweroff": 0, "reboot": 1, "crash": 2}
+# A Linux dom0 that panics ends up as "Hardware Dom0 crashed" a few seconds
+# later; dom0 powering off leaves Xen halted and QEMU running.
+DOM0_FAIL_RE = re.compile(r"Kernel panic - not syncing|Hardware Dom0 halted")
+# Under xl a crashing domU is no Xen failure: no domain_crash here.
+XL_XEN_PANIC_RE = re.compile(
+    r"Panic on CPU|Manual reset required|Domain 0 crashed|Dom0 crashed")
+
+
+def xl_quote(text):
+    """A double-quoted xl config string (libxlu takes C-like escapes)."""
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def xl_config(a, mem):
+    return "".join("%s = %s\n" % kv for kv in (
+        ("name", xl_quote(XL_NAME)),
+        ("type", '"pvh"'),
+        ("kernel", '"/xl-run/shimk.elf"'),
+        ("memory", str(mem)),
+        ("maxmem", str(mem)),
+        ("vcpus", str(a.smp)),
+        ("cmdline", xl_quote(a.append)),
+        # Preserve, so that xenconsoled drains the ring before dom0's
+        # init destroys the domain; reboot must never restart it.
+        ("on_poweroff", '"preserve"'),
+        ("on_reboot", '"preserve"'),
+        ("on_crash", '"preserve"'),
+    ))
+
+
+class XlEnv(XenEnv):
+    name = "xl"
+    default_mem = 128
+    default_cpu = XL_CPU
+    panic_re = XL_XEN_PANIC_RE
+    # The domU is long gone when its PANIC line shows: dom0 bounds its run
+    # and reports.
+    panic_ends_run = False
+
+    def __init__(self, args):
+        super().__init__(args)
+        # dom0's stages (see tools/xl-dom0-init) and its report.
+        self.xl_init = False
+        self.xl_create_at = None
+        self.xl_console = None
+        self.xl_verdict = None
+        self.xl_exit = None
+        self.xl_errors = []
+        self.dom0_fail = None
+        # dom0's uptime by which the domU must be gone.
+        self.end = int(max(XL_MIN_END_S, self.timeout - XL_END_MARGIN_S))
+
+    def prepare(self, tmp):
+        if any(c in self.a.append for c in "\n\r\0"):
+            note("--append: a line break or NUL cannot go into xl's "
+                 "cmdline=")
+            sys.exit(2)
+        super().prepare(tmp)
+        common.run_builder("xl-dom0", "xl-dom0: ", "xl dom0", 1800)
+
+    def xen_args(self):
+        """Xen's command line: a PV dom0 of fixed size."""
+        # One vCPU for dom0: each of its vCPUs is another QEMU thread that
+        # slows the domU down under TCG (smp 4: 53 s instead of 13 s).
+        args = ("console=com1 loglvl=all guest_loglvl=all "
+                "dom0_mem=%dM,max:%dM dom0_max_vcpus=1 %s"
+                % (XL_DOM0_MEM_MIB, XL_DOM0_MEM_MIB, XEN_SCHED_ARGS))
+        if self.a.xen_append.strip():
+            args += " " + self.a.xen_append.strip()
+        return args
+
+    def qemu_memory(self):
+        return XL_DOM0_MEM_MIB + self.mem + XL_QEMU_EXTRA_MIB
+
+    def qemu_cpus(self):
+        # One CPU for dom0 beside the domU's vCPUs.
+        return self.a.host_cpus or max(2, self.a.smp + 1)
+
+    def initrd(self, tmp):
+        """dom0's initramfs for this run: build/xl's, plus shimk and its
+        config."""
+        with open(ELF, "rb") as f:
+            elf = f.read()
+        params = "XLRUN_END=%d\n" % self.end
+        run = common.newc([
+            ("xl-run", 0o040755, None),
+            ("xl-run/shimk.elf", 0o100644, elf),
+            ("xl-run/shimk.cfg", 0o100644,
+             xl_config(self.a, self.mem).encode()),
+            ("xl-run/params", 0o100644, params.encode())])
+        return common.initrd_with(XL_INITRAMFS,
+                                  gzip.compress(run, compresslevel=1),
+                                  os.path.join(tmp, "xl-initrd.cpio.gz"))
+
+    def boot_args(self, tmp):
+        initrd = self.initrd(tmp)
+        if re.search(r"[\s,]", initrd):
+            note("temporary directory %s has a blank or comma, which "
+                 "QEMU's -initrd cannot take" % tmp)
+            sys.exit(2)
+        # dom0 is PV (no dom0=pvh). QEMU splits -initrd at single commas:
+        # the module arguments have none.
+        return ["-kernel", XEN_REL, "-append", self.xargs,
+                "-initrd", "%s %s,%s" % (XL_KERNEL_REL, XL_DOM0_ARGS,
+                                         initrd)]
+
+    def line(self, run, text):
+        """Only dom0's report of the domU's console is shown."""
+        if text.startswith(XL_DOMU_PREFIX):
+            text = text[len(XL_DOMU_PREFIX):]
+            if self.xl_console == "xl-dmesg":
+                # Xen's copy of port 0xe9: "(dN) " lines, long ones split.
+                m = XEN_GUEST_RE.match(text)
+                if m:
+                    self.split_guest_line(run, m.group(1))
+                return
+            run.guest_line(text)
+            return
+        m = XL_RUN_RE.match(text)
+        if m:
+            self.xl_run_line(run, m.group(1))
+            return
+        if XEN_LINE_RE.match(text):
+            self.xen_line(run, text[6:])
+        elif DOM0_FAIL_RE.search(text) and self.dom0_fail is None:
+            self.dom0_fail = text.strip()
+            # Collect the reason that follows, then stop.
+            run.stop_after(XEN_PANIC_GRACE_S, "dom0-fail")
+        # Anything else (dom0's kernel, xl's messages, Xen's live copy of
+        # the domU's port 0xe9 lines) is for the log only.
+
+    def xl_run_line(self, run, what):
+        if what.startswith("dom0 init start"):
+            self.xl_init = True
+        elif what.startswith("create ") and self.xl_create_at is None:
+            self.xl_create_at = time.monotonic()
+        elif what.startswith("console "):
+            self.xl_console = what[len("console "):].strip()
+            self.end_of_output(run)
+        elif XL_VERDICT_RE.match(what):
+            self.end_of_output(run)
+            self.xl_verdict = what
+        elif XL_EXIT_RE.match(what):
+            self.xl_exit = int(XL_EXIT_RE.match(what).group(1))
+        if what.startswith("xl destroy") or what.startswith("port 0xf4"):
+            self.xl_errors.append(what)
+
+    def stage_deadline(self, run, start):
+        """dom0's start; later stages are bounded by dom0 itself (XLRUN_END)
+        and by the run's timeout."""
+        if self.xl_create_at is not None:
+            return None, None
+        return start + XL_START_S, "xl-start"
+
+    def stalled_domain(self):
+        return None
+
+    def where(self):
+        if self.xl_create_at is None:
+            if self.xl_init:
+                return "dom0 never started xl (its /init ran, but did " \
+                       "not get to xl create)"
+            return "dom0 never started xl (its /init never ran)"
+        if self.xl_verdict is None:
+            return "xl create started, no verdict from dom0"
+        return "after dom0's verdict '%s'" % self.xl_verdict
+
+    def judge(self, run, rc, killed):
+        """dom0's verdict line, then shimk's own lines."""
+        timeout = self.timeout
+        if killed == "xen-panic":
+            return 2, ("dom0 crashed" if dom0_crashed(self.xen_panic)
+                       else "Xen panic")
+        if killed == "dom0-fail":
+            return 2, "dom0 failure: %s" % self.dom0_fail
+        if killed == "xl-start":
+            return 2, "%s: no xl create within %g s" % (self.where(),
+                                                       XL_START_S)
+        if killed == "timeout":
+            if run.stall:
+                return 2, "timeout after %g s: %s; %s" % (
+                    timeout, self.where(), run.stall)
+            return 2, "timeout after %g s: %s" % (timeout, self.where())
+        if killed == "no-exit":
+            return 2, "console closed but QEMU did not exit"
+        if killed:
+            return 2, killed
+        if rc < 0:
+            return 2, "QEMU killed by signal %d" % -rc
+        if self.xl_verdict is None:
+            if rc == 1 and not run.lines and run.qemu_stderr():
+                return 2, "QEMU exited 1 before any console output"
+            why = "QEMU exited %d: %s" % (rc, self.where())
+            if self.xen_shutdown:
+                why += " (Xen: %s)" % self.xen_shutdown
+            return 2, why
+        verdict = self.xl_verdict
+        if verdict.startswith("error "):
+            return 2, verdict[len("error "):]
+        if verdict.startswith("timeout"):
+            return 2, "domU still running: %s, destroyed by dom0" % verdict
+        reason = verdict.split()[-1]
+        # dom0 leaves through isa-debug-exit with its code: anything else
+        # (0 after its sysrq fallback, 1 from a QEMU error) means it did
+        # not.
+        want = XL_REASON_CODE.get(reason, 3)
+        if self.xl_exit != want or rc != (want << 1) | 1:
+            return 2, ("domain %s but QEMU exited %d, not %d: dom0's exit "
+                       "through port 0xf4 failed"
+                       % (reason, rc, (want << 1) | 1))
+        hint = ""
+        if run.shimk_exit is None:
+            hint = " (no 'shimk: exit' line: a kernel without the domU " \
+                   "exit protocol?)"
+        if reason == "poweroff":
+            if run.shimk_panic:
+                return 2, "domain powered off after a PANIC line"
+            if not run.summary:
+                return 2, "domain powered off without the boot summary"
+            if run.shimk_exit not in (None, 0, 38):
+                return 2, ("domain powered off but shimk said exit %d"
+                           % run.shimk_exit)
+            if run.ktest_end:
+                passed, failed, skipped = run.ktest_end
+                if failed:
+                    return 2, ("domain powered off but KTEST: END reports "
+                               "%d failed" % failed)
+                if passed == 0 and skipped > 0:
+                    return 77, "everything skipped"
+            return 0, "passed"
+        if reason == "reboot":
+            if (run.ktest_end and run.ktest_end[1] > 0) or run.not_ok:
+                return 1, "test failure"
+            return 2, ("domain rebooted (shimk's test-failure exit) but no "
+                       "failure on the console%s" % hint)
+        if reason == "crash":
+            if run.shimk_panic:
+                return 2, "panic"
+            return 2, "domain crashed without a PANIC line%s" % hint
+        return 2, "domain shut down, reason %s" % reason
+
+    def panic_note(self):
+        text = super().panic_note()
+        if dom0_crashed(self.xen_panic):
+            text = "dom0 crashed" + text[len("Xen panic"):]
+        return text
+
+    def report(self, run, rc, killed):
+        for err in self.xl_errors:
+            note("dom0: %s" % err)
+        super().report(run, rc, killed)
