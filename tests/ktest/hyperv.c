@@ -11,6 +11,7 @@
 #include <shimk/sched.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
 #include <asm/flushtlb.h>
 #include <asm/msr.h>
 #include <asm/page.h>
@@ -266,67 +267,86 @@ static uint64_t calls_of(const struct hyperv_counts *c, bool ex, bool list)
     return ex ? c->flush_space_ex : c->flush_space;
 }
 
+/*
+ * One round: rounds 0-7 are each form (plain, Ex), kind (space, list)
+ * and target set (one CPU, all others); 8 and 9 flush a global entry,
+ * in each form.  False after a failure, reported.
+ */
+static bool flush_round(struct ktest *t, unsigned int round,
+                        unsigned int other, bool *was_stale)
+{
+    bool ex = round & 1, global = round >= 8;
+    bool list = !global && (round & 2), all = !global && (round & 4);
+    /* A global entry survives all but a global flush. */
+    unsigned int flags = (global ? FLUSH_TLB_GLOBAL : FLUSH_TLB) |
+                         (list ? FLUSH_ORDER(0) : 0);
+    enum hyperv_form boot_form = hyperv_debug_form;
+    struct stale s = { .reader_cpu = other };
+    struct flush_counters c0, c1;
+    struct hyperv_counts h0, h1;
+    cpumask_t m;
+    char what[64];
+
+    ksnprintf(what, sizeof(what), "%s %s%s to %s", ex ? "Ex" : "plain",
+              list ? "list" : "space", global ? " (global page)" : "",
+              all ? "all" : "one CPU");
+    cpumask_clear(&m);
+    if ( all )
+    {
+        cpumask_copy(&m, &cpu_online_mask);
+        cpumask_clear_cpu(smp_processor_id(), &m);
+    }
+    else
+        cpumask_set_cpu(other, &m);
+    if ( !stale_begin(t, &s, true, global) )
+        return false;
+    my_flush_counts(&c0);
+    my_counts(&h0);
+    hyperv_debug_form = ex ? HYPERV_FORM_EX : HYPERV_FORM_PLAIN;
+    flush_area_mask(&m, list ? (const void *)TEST_VA : NULL, flags);
+    hyperv_debug_form = boot_form;
+    my_counts(&h1);
+    my_flush_counts(&c1);
+    if ( !stale_end(t, &s, what, was_stale) )
+        return false;
+    /* The L0 did it, in the form asked for, and no IPI was sent. */
+    if ( c1.assisted_ok - c0.assisted_ok != 1 ||
+         c1.ipi_targets - c0.ipi_targets )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%s: %lu assisted, %lu failed, "
+                   "%lu IPIs", what,
+                   (unsigned long)(c1.assisted_ok - c0.assisted_ok),
+                   (unsigned long)(c1.assisted_failed - c0.assisted_failed),
+                   (unsigned long)(c1.ipi_targets - c0.ipi_targets));
+        return false;
+    }
+    if ( calls_of(&h1, ex, list) - calls_of(&h0, ex, list) != 1 )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%s: not made with that call",
+                   what);
+        return false;
+    }
+    return true;
+}
+
 KTEST(hyperv, remote_flush_drops_stale_entry)
 {
-    enum hyperv_form boot_form = hyperv_debug_form;
-    unsigned int other = cpumask_next(&cpu_online_mask, 1), stale = 0, n = 0;
-    bool pge = read_cr4() & X86_CR4_PGE;
+    unsigned int other = cpumask_next(&cpu_online_mask, 1), stale = 0, n;
+    bool boot_pge = read_cr4() & X86_CR4_PGE;
 
     NEED_HYPERV_FLUSH(t);
-    for ( unsigned int round = 0; round < (pge ? 10u : 8u); round++ )
+    for ( n = 0; n < (boot_cpu.pge ? 10u : 8u); n++ )
     {
-        /* Rounds 0-7: each form, kind and target set; 8-9: globals. */
-        bool ex = round & 1, list = round & 2, all = round & 4;
-        bool global = round >= 8;
-        unsigned int flags = (global ? FLUSH_TLB_GLOBAL : FLUSH_TLB) |
-                             (list ? FLUSH_ORDER(0) : 0);
-        struct stale s = { .reader_cpu = other };
-        struct flush_counters c0, c1;
-        struct hyperv_counts h0, h1;
-        cpumask_t m;
-        bool was_stale, ok;
-        char what[64];
+        bool was_stale = false, ok;
 
-        if ( global )
-        {
-            list = all = false;
-            flags = FLUSH_TLB_GLOBAL;
-        }
-        ksnprintf(what, sizeof(what), "%s %s%s to %s", ex ? "Ex" : "plain",
-                  list ? "list" : "space", global ? " (global page)" : "",
-                  all ? "all" : "one CPU");
-        cpumask_clear(&m);
-        if ( all )
-        {
-            cpumask_copy(&m, &cpu_online_mask);
-            cpumask_clear_cpu(smp_processor_id(), &m);
-        }
-        else
-            cpumask_set_cpu(other, &m);
-        hyperv_debug_form = ex ? HYPERV_FORM_EX : HYPERV_FORM_PLAIN;
-        if ( !stale_begin(t, &s, true, global) )
-            break;
-        my_flush_counts(&c0);
-        my_counts(&h0);
-        flush_area_mask(&m, list ? (const void *)TEST_VA : NULL, flags);
-        my_counts(&h1);
-        my_flush_counts(&c1);
-        hyperv_debug_form = boot_form;
-        ok = stale_end(t, &s, what, &was_stale);
+        if ( n == 8 )
+            tlb_set_global_pages(true);
+        ok = flush_round(t, n, other, &was_stale);
         stale += was_stale;
-        n++;
         if ( !ok )
             break;
-        /* The L0 did it, in the form asked for, and no IPI was sent. */
-        KT_ASSERTF(t, c1.assisted_ok - c0.assisted_ok == 1,
-                   "%s: %lu assisted, %lu failed", what,
-                   (unsigned long)(c1.assisted_ok - c0.assisted_ok),
-                   (unsigned long)(c1.assisted_failed - c0.assisted_failed));
-        KT_EQ(t, c1.ipi_targets - c0.ipi_targets, 0);
-        KT_ASSERTF(t, calls_of(&h1, ex, list) - calls_of(&h0, ex, list) == 1,
-                   "%s: not made with that call", what);
     }
-    hyperv_debug_form = boot_form;
+    tlb_set_global_pages(boot_pge);
     ktest_note("%u rounds; the control read was stale in %u (the rest: the "
                "L0 dropped the entry before the flush)", n, stale);
 }
