@@ -17,6 +17,12 @@ import pytap  # noqa: E402
 # SeaBIOS waiting for its INIT-SIPI.
 with open(os.path.join(HERE, "fixtures", "kvm-dump-boot.txt")) as f:
     DUMP = f.read().splitlines()
+# A triple fault of a 4-vCPU L2 on a 2-vCPU L1 (kvm-nested), with KVM's
+# trace of the shutdown exit: vCPU0 (re-initialised by KVM, so back at the
+# reset vector) was delivering a page fault on an instruction fetch from
+# shimk's serial driver, right after an OUT that KVM had emulated.
+with open(os.path.join(HERE, "fixtures", "kvm-dump-shutdown.txt")) as f:
+    SHUTDOWN = f.read().splitlines()
 # shimk's code as its ELF placed it when the dump was taken.
 RANGES = [(0x100000, 0x10a000), (0xffffffff8010a000, 0xffffffff80128000)]
 RIP0 = "RIP=ffffffff8010e18b RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 " \
@@ -103,6 +109,32 @@ def symbols_name_the_place():
     text, _ = kvm_stall.diagnose(DUMP, RANGES,
                                  lambda rip: "serial_init+0xb")
     return "(serial_init+0xb)" in text
+
+
+@case
+def a_fetch_fault_in_shimks_text_at_a_shutdown_is_the_l0():
+    text, fault = kvm_stall.diagnose(SHUTDOWN, RANGES,
+                                     lambda rip: "com1_write+0x5d")
+    return (fault and "vCPU0 triple-faulted" in text and
+            "0xffffffff8010e11d (com1_write+0x5d)" in text)
+
+
+@case
+def a_data_fault_at_a_shutdown_is_shimks():
+    d = [l.replace("error_code 0x00000010", "error_code 0x00000002")
+         for l in SHUTDOWN]
+    text, fault = kvm_stall.diagnose(d, RANGES, what="shimk's state")
+    return (not fault and text.startswith("shimk's state: vCPU0 "
+                                          "triple-faulted") and
+            "error code 0x2" in text)
+
+
+@case
+def a_fetch_fault_outside_shimk_at_a_shutdown_is_shimks():
+    d = [l.replace("rip 0xffffffff8010e11d", "rip 0x0000000000001000")
+         for l in SHUTDOWN]
+    text, fault = kvm_stall.diagnose(d, RANGES)
+    return not fault and "triple-faulted at 0x1000" in text
 
 
 @case

@@ -20,8 +20,18 @@ _CR_RE = re.compile(r"^CR0=([0-9a-f]{8}) CR2=[0-9a-f]+ CR3=([0-9a-f]{8,16})")
 _APIC_RE = re.compile(r"^dumping local APIC state for CPU (\d+)")
 _IRR_RE = re.compile(r"^IRR\s+(.*)$")
 _KVM_RE = re.compile(r"^kvm (\d) (\S+) (\d+)$")
+# KVM's trace of the shutdown exit (tracepoint kvm_exit): on SVM its
+# intr_info is EXITINTINFO, the event being delivered when the triple
+# fault came (APM vol. 2, 15.7.2).
+_SHUTDOWN_RE = re.compile(r"kvm_exit: vcpu (\d+) reason shutdown rip "
+                          r"0x([0-9a-f]+) .*intr_info 0x([0-9a-f]+) "
+                          r"error_code 0x([0-9a-f]+)")
 _ESC_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 RFLAGS_IF = 1 << 9
+PF_VECTOR = 14
+PF_FETCH = 1 << 4
+EVENT_VALID = 1 << 31
+EVENT_TYPE_EXCEPTION = 3
 CR0_PG = 1 << 31
 
 
@@ -35,6 +45,8 @@ class Vcpu:
         self.cr0 = None
         self.cr3 = None
         self.irr = []
+        # (rip, intr_info, error_code) of KVM's shutdown exit, if traced.
+        self.shutdown = None
 
 
 def exec_ranges(elf_path):
@@ -86,6 +98,11 @@ def parse(lines):
             apic.irr = [int(v) for v in re.findall(r"\b(\d+)\b",
                                                    m.group(1))]
             continue
+        m = _SHUTDOWN_RE.search(line)
+        if m:
+            v = vcpus.setdefault(int(m.group(1)), Vcpu(int(m.group(1))))
+            v.shutdown = tuple(int(x, 16) for x in m.groups()[1:])
+            continue
         m = _KVM_RE.match(line)
         if m:
             counters.setdefault(m.group(2), [None, None])[
@@ -126,6 +143,25 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck"):
     # 0 throughout where the kernel's global sums are not kept.
     if exits and None not in exits and exits[1]:
         rate = "; KVM exits +%d in 1 s" % (exits[1] - exits[0])
+    for v in sorted(vcpus.values(), key=lambda v: v.n):
+        if not v.shutdown:
+            continue
+        rip, info, ec = v.shutdown
+        in_text = any(lo <= rip < hi for lo, hi in ranges)
+        sym = " (%s)" % symbolize(rip) if symbolize and in_text else ""
+        if (info & EVENT_VALID and (info >> 8) & 7 == EVENT_TYPE_EXCEPTION
+                and info & 0xff == PF_VECTOR and ec & PF_FETCH and in_text):
+            # shimk's text is mapped in every address space it builds: a
+            # fetch from it cannot fault unless the world switch or the
+            # nested paging under L2 went wrong.
+            return ("L0 fault: L2 vCPU%d triple-faulted delivering a page "
+                    "fault on fetching %#x%s, shimk's own text, which every "
+                    "shimk address space maps (error code %#x): the outer "
+                    "emulation's world switch or nested paging failed%s"
+                    % (v.n, rip, sym, ec, rate)), True
+        return ("%s: vCPU%d triple-faulted at %#x%s (event being delivered "
+                "%#x, error code %#x; KVM re-initialised the vCPU)"
+                % (what, v.n, rip, sym, info, ec)), False
     for v in known:
         if not ours(v):
             return ("L0 fault: L2 vCPU%d holds a state that is not shimk's "
