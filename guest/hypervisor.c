@@ -41,9 +41,9 @@ void hypervisor_probe(void)
     hv_detect(real_cpuid, boot_cpu.hypervisor, &hv_info);
     /*
      * KVM with Hyper-V enlightenments offers both interfaces (README,
-     * "Hyper-V"): Hyper-V's when its remote flush is recommended, as
-     * that covers running vCPUs, which KVM's PV flush does not; else
-     * KVM's own, for steal time and its PV flush.
+     * "The Hyper-V backend"): Hyper-V's when its remote flush is
+     * recommended, as that covers running vCPUs, which KVM's PV flush
+     * does not; else KVM's own, for steal time and its PV flush.
      */
     if ( hv_info.type == HV_HYPERV )
         hv_choose_interface(&hv_info,

@@ -120,8 +120,9 @@ static int cpu_setup(void)
     paddr_t pa;
 
     ci->hv_vcpu_id = ~0u;
+    /* Nothing to read, and no hypercall without it (hyperv_setup()). */
     if ( !(hyperv_cpuid.privileges & HV_PRIV_VP_INDEX) )
-        return -EOPNOTSUPP;
+        return 0;
     if ( rdmsr_safe(HV_X64_MSR_VP_INDEX, &vp) )
         return -ENODEV;
     /* HV_ANY_VP (~0) and HV_VP_INDEX_SELF (~1) are not indices. */

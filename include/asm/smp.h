@@ -80,7 +80,7 @@ struct ipi_counters
     uint64_t icr_writes[NR_IPI_COUNTERS];   /* ICR writes by this CPU */
     uint64_t targets[NR_IPI_COUNTERS];      /* destinations addressed */
     uint64_t shorthand[NR_IPI_COUNTERS];    /* of which ALLBUT/ALL/SELF */
-    uint64_t pv_sends[NR_IPI_COUNTERS];     /* KVM_HC_SEND_IPI calls */
+    uint64_t pv_sends[NR_IPI_COUNTERS];     /* PV IPI hypercalls made */
     uint64_t received[NR_IPI_COUNTERS];     /* IPIs this CPU took */
 };
 

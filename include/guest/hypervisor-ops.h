@@ -39,7 +39,10 @@ struct hypervisor_ops
      * flags (flush_may_assist()).
      */
     int (*flush_tlb)(cpumask_t *mask, const void *va, unsigned int flags);
-    /* One exit for a multi-target IPI (KVM_HC_SEND_IPI); 0 or -errno. */
+    /*
+     * One exit for a multi-target IPI (KVM_HC_SEND_IPI, Hyper-V's
+     * cluster IPI); 0 or -errno.  Called with interrupts off.
+     */
     int (*send_ipi_mask)(const cpumask_t *mask, unsigned int vector);
     /* What the L0 offers and what shimk uses: the boot log's second line. */
     void (*describe)(char *buf, size_t size);

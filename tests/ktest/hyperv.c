@@ -50,12 +50,19 @@
 #define VALUE_B     0xbbbb0000bbbb0000ull
 #define WAIT_MS     2000    /* below WAIT_BOUND_MS: a late IPI still lands */
 
-#define NEED_HYPERV_FLUSH(t)                                              \
+/* Built only with CONFIG_GUEST_HYPERV (tests/ktest/build.mk). */
+#define NEED_HYPERV(t)                                                    \
     do                                                                    \
     {                                                                     \
         if ( hypervisor_type() != HV_HYPERV )                             \
             KT_SKIP(t, "not under Hyper-V (hv=%s)",                       \
                     hv_type_name(hypervisor_type()));                     \
+    } while ( 0 )
+
+#define NEED_HYPERV_FLUSH(t)                                              \
+    do                                                                    \
+    {                                                                     \
+        NEED_HYPERV(t);                                                   \
         if ( !hypervisor_has_flush_tlb() )                                \
             KT_SKIP(t, "the Hyper-V flush is not in use (%s)",            \
                     hypervisor_ops.flush_tlb ? "switched off"             \
@@ -80,9 +87,7 @@ KTEST(hyperv, hypercall_page_not_writable)
     uint64_t v, pte, msr;
     unsigned int order;
 
-    if ( hypervisor_type() != HV_HYPERV )
-        KT_SKIP(t, "not under Hyper-V (hv=%s)",
-                hv_type_name(hypervisor_type()));
+    NEED_HYPERV(t);
     if ( !hyperv_hypercalls_usable(&hyperv_cpuid) )
         KT_SKIP(t, "the partition may not make hypercalls");
     KT_ASSERTF(t, page, "hypercalls are allowed, but no page is set up");
@@ -126,9 +131,7 @@ KTEST(hyperv, vp_index_every_cpu)
 {
     unsigned int a, b;
 
-    if ( hypervisor_type() != HV_HYPERV )
-        KT_SKIP(t, "not under Hyper-V (hv=%s)",
-                hv_type_name(hypervisor_type()));
+    NEED_HYPERV(t);
     if ( !(hyperv_cpuid.privileges & HV_PRIV_VP_INDEX) )
         KT_SKIP(t, "no VP index privilege");
     smp_call_mask(&cpu_online_mask, read_vp_index, NULL);
@@ -501,9 +504,7 @@ KTEST(hyperv, cluster_ipi_reaches_targets)
     unsigned int cpu;
     cpumask_t others;
 
-    if ( hypervisor_type() != HV_HYPERV )
-        KT_SKIP(t, "not under Hyper-V (hv=%s)",
-                hv_type_name(hypervisor_type()));
+    NEED_HYPERV(t);
     if ( !hypervisor_ops.send_ipi_mask )
         KT_SKIP(t, "the cluster IPI is not recommended here");
     cpumask_copy(&others, &cpu_online_mask);
