@@ -27,7 +27,8 @@ struct detect_config
     unsigned int kernel_slots;      /* pages in a kernel window, global */
     unsigned int remappers;         /* CPUs remapping, from CPU1 up */
     uint64_t flushes;               /* stop after this many... */
-    uint64_t max_ms;                /* ...or after this long */
+    uint64_t max_ms;                /* ...or after this long without a
+                                       checked one (progress stopped) */
     unsigned int full_every;        /* every n-th flush is a full one */
 };
 
@@ -38,6 +39,7 @@ struct detect_result
     uint64_t reads_user, reads_kernel;
     uint64_t stale_user, stale_kernel;
     uint64_t ms;
+    uint64_t stalled_ms;            /* 0, or how long none was checked */
     /* The first stale read, for the report. */
     unsigned int bad_cpu;
     uint64_t bad_slot, bad_gen, want_gen, want_slot;
