@@ -200,12 +200,15 @@ static void timer_arm(struct runqueue *rq, uint64_t deadline)
         /* The L0 never delivered it: say so, with the CPU's last events. */
         if ( ++rq->stats.lost <= 3 )
         {
+            char apic[96];
+
+            apic_timer_describe(apic, sizeof(apic));
             printk(KERN_ERR "shimk: timer: CPU%u: the expiry for %lu "
                    "(written at %lu) was never delivered; arming again "
-                   "(now %lu)\n", smp_processor_id(),
+                   "(now %lu; %s)\n", smp_processor_id(),
                    (unsigned long)rq->timer.deadline,
                    (unsigned long)rq->timer.written_at,
-                   (unsigned long)rdtsc());
+                   (unsigned long)rdtsc(), apic);
             dump_trace(rq);
         }
         break;

@@ -167,6 +167,27 @@ void apic_timer_program(uint64_t deadline, bool hardware, struct oneshot *o)
     o->written_at = after;
 }
 
+/*
+ * The local APIC's own view of the timer, for a lost expiry's report:
+ * still counting, or counted down with the vector neither requested
+ * (IRR) nor in service (ISR), which is the L0 never raising it (SDM
+ * vol. 3A, 11.5.4 and 11.8.4).
+ */
+void apic_timer_describe(char *buf, size_t size)
+{
+    unsigned int reg = (TIMER_VECTOR / 32) * 0x10;
+    uint32_t bit = 1u << (TIMER_VECTOR % 32);
+
+    ksnprintf(buf, size, "%s %#lx, LVTT %#x, IRR %u ISR %u",
+              apic_timer_tsc_deadline ? "TSC_DEADLINE" : "TMCCT",
+              apic_timer_tsc_deadline
+                  ? (unsigned long)rdmsr(MSR_TSC_DEADLINE)
+                  : (unsigned long)apic_read(APIC_TIMER_CUR),
+              apic_read(APIC_LVT_TIMER),
+              !!(apic_read(APIC_IRR + reg) & bit),
+              !!(apic_read(APIC_ISR + reg) & bit));
+}
+
 bool apic_timer_counting(void)
 {
     if ( apic_timer_tsc_deadline )

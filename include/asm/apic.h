@@ -133,5 +133,7 @@ void apic_timer_program(uint64_t deadline, bool hardware, struct oneshot *o);
 
 /* Is the last expiry still ahead in the hardware's own clock? */
 bool apic_timer_counting(void);
+/* The timer's registers and its vector's IRR and ISR bits, as text. */
+void apic_timer_describe(char *buf, size_t size);
 
 #endif /* ASM_APIC_H */
