@@ -138,6 +138,29 @@ def a_fetch_fault_outside_shimk_at_a_shutdown_is_shimks():
 
 
 @case
+def a_shutdown_at_an_l1_module_address_is_the_l0():
+    # Seen in a fresh-root run: the shutdown exit's RIP in L1's modules.
+    d = [l.replace("rip 0xffffffff8010e11d", "rip 0xffffffffc033313c")
+         for l in SHUTDOWN]
+    text, fault = kvm_stall.diagnose(d, RANGES)
+    return fault and "outside shimk's image" in text
+
+
+@case
+def l1_silent_after_l2_is_the_l0_with_its_vcpus():
+    # The outer QEMU's dump of L1 has the same format as L1's of L2.
+    text, fault = kvm_stall.diagnose(DUMP, RANGES, l1_stuck=90)
+    return (fault and text.startswith("L0 fault: L1 itself stopped") and
+            "90 s" in text and "vCPU0 running at 0xffffffff8010e18b" in text)
+
+
+@case
+def l1_silent_without_a_dump_is_still_the_l0():
+    text, fault = kvm_stall.diagnose([], RANGES, l1_stuck=90)
+    return fault and "no dump from the outer QEMU" in text
+
+
+@case
 def shutdown_wording_is_kept():
     text, _ = kvm_stall.diagnose(DUMP, RANGES, what="shimk's state")
     return text.startswith("shimk's state: ")

@@ -144,6 +144,8 @@ class Run:
                     return None, "timeout"
                 stage, stage_why = self.env.stage_deadline(self, start)
                 if stage and now >= stage:
+                    # While QEMU still runs: the environment may ask it.
+                    self.env.stage_missed(self, stage_why)
                     return None, stage_why
                 if self.keys and now >= self.keys[0][0]:
                     self.send_key(self.keys.pop(0)[1])

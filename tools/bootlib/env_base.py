@@ -71,6 +71,9 @@ class Env:
         """(deadline, why) of a stage still to come, or (None, None)."""
         return None, None
 
+    def stage_missed(self, run, why):
+        """A stage's deadline passed; QEMU is stopped right after."""
+
     def on_timeout(self, run):
         """At the timeout: ask the L0 for its state; s to wait for it."""
         return 0.0

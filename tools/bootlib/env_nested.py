@@ -10,7 +10,9 @@
 
 import os
 import re
+import socket
 import subprocess
+import time
 
 from bootlib import common, console, kvm_stall
 from bootlib.common import ELF, note
@@ -37,6 +39,11 @@ L1_MIN_END_S = 20
 # Silence from L2 after which L1 dumps its state and stops it. No test
 # of shimk's is silent for more than a few seconds even nested.
 L2_SILENT_S = 60
+# L1 reports within this long of that: its dump takes 5 s. Silent past
+# it, L1 itself has stopped, which shimk as L2 cannot cause.
+L1_REPORT_S = 40
+# Reading the outer QEMU's monitor (L1's vCPUs) after that.
+L0_DUMP_S = 5.0
 # L2's vCPU under hyperv-nested: KVM's Hyper-V enlightenments that the
 # TLFS flush and IPI hypercalls need, and what those need in turn.
 HV_FLAGS = ("hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-stimer,"
@@ -94,6 +101,9 @@ class KvmNestedEnv(Env):
         self.l1_panic = None
         self.l1_errors = []
         self.retry_reason = None
+        self.last_line = None
+        self.monitor = None         # the outer QEMU's monitor socket
+        self.l1_dump = []
         self.end = int(max(L1_MIN_END_S, self.timeout - L1_END_MARGIN_S))
 
     def warn_unused(self):
@@ -138,10 +148,15 @@ class KvmNestedEnv(Env):
             note("--cpu '%s': a blank or shell character cannot go into "
                  "L1's QEMU command" % self.l2_cpu())
             raise SystemExit(2)
+        # The outer QEMU's monitor, for L1's state should L1 stop; a
+        # second -monitor beside the runner's "-monitor none".
+        self.monitor = os.path.join(tmp, "l0-monitor.sock")
         return ["-kernel", L1_KERNEL_REL, "-initrd", self.initrd(tmp),
-                "-append", L1_ARGS]
+                "-append", L1_ARGS,
+                "-monitor", "unix:%s,server=on,wait=off" % self.monitor]
 
     def line(self, run, text):
+        self.last_line = time.monotonic()
         if text.startswith(L2_PREFIX):
             run.guest_line(text[len(L2_PREFIX):])
             return
@@ -179,9 +194,46 @@ class KvmNestedEnv(Env):
         self.stage = what
 
     def stage_deadline(self, run, start):
-        if self.l2_started:
-            return None, None
-        return start + L1_START_S, "l1-start"
+        if not self.l2_started:
+            return start + L1_START_S, "l1-start"
+        if self.verdict is None and self.exit_code is None:
+            return (self.last_line + L2_SILENT_S + L1_REPORT_S,
+                    "l1-stuck")
+        return None, None
+
+    def stage_missed(self, run, why):
+        if why == "l1-stuck":
+            self.l1_dump = self.dump_l1(run)
+
+    def dump_l1(self, run):
+        """L1's vCPUs from the outer QEMU's monitor, into the log."""
+        lines = []
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(L0_DUMP_S)
+                s.connect(self.monitor)
+                s.sendall(b"info registers -a\n")
+                end = time.monotonic() + L0_DUMP_S
+                data = b""
+                while time.monotonic() < end:
+                    try:
+                        chunk = s.recv(65536)
+                    except socket.timeout:
+                        break
+                    if not chunk:
+                        break
+                    data += chunk
+                    if data.count(b"CPU#") >= self.qemu_cpus() and \
+                            data.rstrip().endswith(b"(qemu)"):
+                        break
+        except OSError as e:
+            run.logline("### L1 stopped; the outer QEMU's monitor: %s" % e)
+            return []
+        run.logline("### L1 stopped; its vCPUs (outer QEMU monitor):")
+        for line in data.decode("utf-8", "replace").splitlines():
+            run.logline(line.rstrip("\r"))
+            lines.append(line.rstrip("\r"))
+        return lines
 
     def where(self):
         if self.stage is None:
@@ -199,6 +251,12 @@ class KvmNestedEnv(Env):
     def judge(self, run, rc, killed):
         if killed == "l1-panic":
             return 2, "L1 kernel panic: %s" % self.l1_panic
+        if killed == "l1-stuck":
+            text, _ = kvm_stall.diagnose(
+                self.l1_dump, [], None,
+                l1_stuck=max(1, int(L2_SILENT_S + L1_REPORT_S)))
+            self.retry_reason = text
+            return 2, "%s; %s" % (text, self.where())
         if killed == "l1-start":
             return 2, "L2 not started within %g s: %s" % (L1_START_S,
                                                           self.where())

@@ -33,6 +33,8 @@ PF_FETCH = 1 << 4
 EVENT_VALID = 1 << 31
 EVENT_TYPE_EXCEPTION = 3
 CR0_PG = 1 << 31
+# The upper, kernel half of the canonical address space.
+KERNEL_HALF = 0xffff800000000000
 
 
 class Vcpu:
@@ -110,12 +112,25 @@ def parse(lines):
     return vcpus, counters
 
 
-def diagnose(lines, ranges, symbolize=None, what="shimk stuck"):
+def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
+             l1_stuck=0):
     """(text, l0_fault) for a silent or shut down L2.
 
     ranges: shimk's code, as exec_ranges() of its ELF gives them.
+    l1_stuck: L1 said nothing for this many seconds after L2 fell silent;
+    lines are then the outer QEMU's dump of L1's vCPUs.
     """
     vcpus, counters = parse(lines)
+    if l1_stuck:
+        # shimk, as L2, cannot stop L1's own /init from running.
+        places = ["vCPU%d %s at %#x" % (v.n, "halted" if v.halted
+                                        else "running", v.rip)
+                  for v in sorted(vcpus.values(), key=lambda v: v.n)
+                  if v.rip is not None]
+        return ("L0 fault: L1 itself stopped: its watch of L2, which "
+                "reports within %d s of silence, said nothing (L1's "
+                "vCPUs: %s)" % (l1_stuck, "; ".join(places) or
+                                "no dump from the outer QEMU")), True
     if not vcpus:
         return "L2 silent; no state dump came (L1 itself stuck?)", False
 
@@ -149,6 +164,15 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck"):
         rip, info, ec = v.shutdown
         in_text = any(lo <= rip < hi for lo, hi in ranges)
         sym = " (%s)" % symbolize(rip) if symbolize and in_text else ""
+        if rip >= KERNEL_HALF and not in_text:
+            # shimk runs kernel code only from its own image: a kernel
+            # address outside it is L1's, seen through a failed world
+            # switch (L1's modules live at 0xffffffffc0000000).
+            return ("L0 fault: L2 vCPU%d triple-faulted at %#x, a kernel "
+                    "address outside shimk's image (L1's own, e.g. a "
+                    "module): the outer emulation's world switch failed "
+                    "(event being delivered %#x, error code %#x)%s"
+                    % (v.n, rip, info, ec, rate)), True
         if (info & EVENT_VALID and (info >> 8) & 7 == EVENT_TYPE_EXCEPTION
                 and info & 0xff == PF_VECTOR and ec & PF_FETCH and in_text):
             # shimk's text is mapped in every address space it builds: a
