@@ -125,8 +125,8 @@ class KvmNestedEnv(Env):
         return self.a.host_cpus or self.a.smp
 
     def machine_args(self):
-        return ["-smp", str(self.qemu_cpus()), "-accel", "tcg",
-                "-cpu", "max"]
+        return ["-smp", str(self.qemu_cpus()), "-accel",
+                os.environ.get("SHIMK_NESTED_ACCEL", "tcg"), "-cpu", "max"]
 
     def initrd(self, tmp):
         with open(ELF, "rb") as f:
