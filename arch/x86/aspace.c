@@ -75,6 +75,8 @@ static void free_level(uint64_t *table, unsigned int level)
 
 void aspace_put(struct aspace *as)
 {
+    unsigned int cpu;
+
     if ( __atomic_sub_fetch(&as->refs, 1, __ATOMIC_ACQ_REL) )
         return;
     /*
@@ -83,6 +85,16 @@ void aspace_put(struct aspace *as)
      */
     if ( !cpumask_empty(&as->cpus) )
         flush_area_mask(&as->cpus, NULL, FLUSH_TLB | FLUSH_NO_ASSIST);
+    /*
+     * Every CPU that held the root has taken that interrupt, so each
+     * loaded another root first.  A CPU still on it would run on a freed
+     * frame once it is reused: every translation, the kernel's too,
+     * gone, and the next fault a triple fault.  Say so here instead.
+     */
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( cpu_infos[cpu]->root == as->root )
+            panic("aspace_put: root %#lx is freed while CPU%u still has it "
+                  "loaded", (unsigned long)as->root, cpu);
     free_level(phys_to_virt(as->root), 4);
     frame_free(as->root);
     kfree(as);

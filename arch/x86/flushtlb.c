@@ -137,6 +137,7 @@ void switch_cr3(paddr_t root)
 
     /* Without PCIDs a CR3 write flushes every non-global entry. */
     write_cr3(root);
+    this_cpu()->root = root;
     post_flush(t);
     local_irq_restore(f);
 }

@@ -42,6 +42,8 @@ struct cpu_info
     struct ipi_counters ipi;
 
     struct aspace *aspace;          /* loaded user space, or NULL */
+    /* The root switch_cr3() loaded last (0: the boot's kernel_root). */
+    volatile paddr_t root;
     uint32_t hv_vcpu_id;            /* the L0's number for this vCPU */
 
     /* TLB state (arch/x86/flushtlb.c, arch/x86/flush-smp.c). */
