@@ -183,6 +183,17 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
                     "shimk address space maps (error code %#x): the outer "
                     "emulation's world switch or nested paging failed%s"
                     % (v.n, rip, sym, ec, rate)), True
+        if in_text:
+            # By elimination, and said so: a triple fault needs the IDT,
+            # GDT, TSS or a stack to be unusable, and shimk sets those up
+            # once at boot and never frees a root a CPU still holds
+            # (aspace_put checks); the same code never triple-faults
+            # under TCG or Xen (docs/kvm-nested.md).
+            return ("L0 fault (by elimination): L2 vCPU%d triple-faulted "
+                    "in shimk's kernel code at %#x%s (event being "
+                    "delivered %#x, error code %#x), whose descriptor "
+                    "tables and stacks are fixed at boot%s"
+                    % (v.n, rip, sym, info, ec, rate)), True
         return ("%s: vCPU%d triple-faulted at %#x%s (event being delivered "
                 "%#x, error code %#x; KVM re-initialised the vCPU)"
                 % (what, v.n, rip, sym, info, ec)), False
