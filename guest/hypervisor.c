@@ -4,6 +4,7 @@
 #include <guest/assist-policy.h>
 #include <guest/flush-fault.h>
 #include <guest/hypervisor.h>
+#include <asm/flush-inject.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/hyperv.h>
 #include <guest/xen.h>
@@ -75,6 +76,9 @@ int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
     rc = flush_fault_inject();
     if ( rc )
         return rc;
+    /* tlb-inject=l0-lie: an L0 that says it flushed and did not. */
+    if ( tlb_injected(TLB_INJECT_L0_LIE) )
+        return 0;
     return hypervisor_ops.flush_tlb(mask, va, flags);
 }
 

@@ -14,6 +14,7 @@
 #include <shimk/task.h>
 #include <shimk/time.h>
 #include <shimk/tlb-detect.h>
+#include <asm/extable.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -24,15 +25,25 @@
 
 /*
  * Every slot is a page holding a tag (slot, generation, frame).  A
- * remapper moves a slot to a fresh frame with the next generation,
- * flushes, and only then publishes the generation in the control page.
- * Readers, in ring 3 (user/detect.c) and in the kernel, read the
- * published generation first and the slot after: an older tag, or
- * another slot's, came through a translation the flush should have
- * removed.  User slots live in a task's address space (non-global,
- * flushed through the space's CPU mask); kernel slots live in a window
- * of the shared kernel half, global when PGE is on, so they need
- * FLUSH_TLB_GLOBAL on every CPU.
+ * remapper changes a slot's mapping, flushes, and only then publishes
+ * the slot's next generation.  Readers, in ring 3 (user/detect.c) and
+ * in the kernel, read the published generation first and the slot
+ * after: an older tag, or another slot's, came through a translation
+ * the flush should have removed.
+ *
+ * - User slots live in a task's address space (non-global, flushed
+ *   through the space's CPU mask), remapped one by one or four at a
+ *   time under one ranged flush; kernel slots live in a window of the
+ *   shared kernel half, global when PGE is on, so they need
+ *   FLUSH_TLB_GLOBAL on every CPU.
+ * - Fault slots, read by the kernel readers only (a ring-3 fault would
+ *   end a user reader), are unmapped (a read must then fault) or made
+ *   read-only (a write must then fault).
+ * - Table slots each sit alone in their page table, so unmapping one
+ *   frees the table: the kernel readers also walk it in software with
+ *   interrupts off, as aspace_user_range_ok() does, and the flush that
+ *   frees it must wait for them (FLUSH_NO_ASSIST).
+ * - A 2 MiB slot, tagged at both ends, is remapped whole.
  *
  * Old frames go straight back to the allocator (after the flush), so
  * they come back as other slots' new frames: a stale translation then
@@ -41,7 +52,17 @@
 
 #define CONTROL_VA  (USER_ARGS_VA + 0x10000)
 #define SLOT_VA     (USER_HEAP_VA + 0x40000000)
+#define FAULT_VA    (SLOT_VA + 0x400000)            /* one 2 MiB region */
+#define TABLE_VA    (SLOT_VA + 0x600000)            /* one region each */
+#define HUGE_VA     (SLOT_VA + 0x1000000)
 #define KWINDOW     (IOREMAP_BASE + (256ull << 30))
+#define FAULT_SLOTS 8
+#define TABLE_SLOTS 2
+#define FAULT_ID    0x1000u                         /* tags' slot field */
+#define TABLE_ID    0x1100u
+#define GROUP       4                               /* pages per range */
+#define SCRATCH     8                               /* word a write hits */
+
 /*
  * Readers read burst rounds, then halt pace_us (tlb-detect-burst=,
  * tlb-detect-pace-us=).  Halting lets a flush IPI reach a vCPU without
@@ -53,24 +74,78 @@ static unsigned int opt_pace_us = 20;
 uint_param("tlb-detect-pace-us", opt_pace_us, 0, 100000);
 static unsigned int opt_burst = 128;
 uint_param("tlb-detect-burst", opt_burst, 1, 1000000);
+/*
+ * How long a table walk holds interrupts off between reading the
+ * directory entry and the table: the window in which a table freed
+ * without waiting for this CPU is read after the free.
+ */
+static unsigned int opt_walk_us = 1;
+uint_param("tlb-detect-walk-us", opt_walk_us, 0, 1000);
+
+/* A slot only the kernel readers read: unmapped or write-protected. */
+struct fault_slot
+{
+    vaddr_t va;
+    unsigned int id;
+    bool table;                     /* alone in its page table */
+    volatile uint64_t gen;          /* published */
+    volatile uint64_t wp;           /* odd: published read-only */
+    uint64_t visits;
+};
+
+struct kreader
+{
+    struct detect_reader r;
+    uint64_t by[NR_DETECT_CATCH];
+    uint64_t faults, blocked, walks;
+    enum detect_catch first;
+};
+
+enum item_kind
+{
+    ITEM_GROUP,                     /* GROUP user slots */
+    ITEM_KSLOT,
+    ITEM_FAULT,
+    ITEM_HUGE,
+};
+
+struct item
+{
+    enum item_kind kind;
+    unsigned int index;
+    uint64_t visits;
+};
+
+#define MAX_ITEMS (DETECT_SLOTS_MAX / GROUP + DETECT_SLOTS_MAX + \
+                   FAULT_SLOTS + TABLE_SLOTS + 1)
+#define MAX_READERS (DETECT_READERS_MAX + NR_CPUS)
 
 struct detect_run
 {
     const struct detect_config *cfg;
+    unsigned int ops;               /* cfg->ops less what cannot run */
     struct task *task;
     struct detect_control *ctl;     /* the user slots' control page */
     struct detect_control kctl;     /* the kernel slots' */
     paddr_t ctl_pa;
-    paddr_t *user_frame, *kernel_frame;
-    volatile uint64_t flushes;      /* checked: reads followed them */
-    volatile uint64_t unchecked;    /* no read round came in time */
+    paddr_t huge_pa;
+    struct fault_slot fslot[FAULT_SLOTS + TABLE_SLOTS];
+    unsigned int nfslots;
+    struct item item[MAX_ITEMS];
+    unsigned int nitems;
+    volatile uint64_t flushes;      /* checked: every reader read after */
+    volatile uint64_t unchecked;    /* some reader did not, in time */
+    volatile uint64_t ops_done[NR_DETECT_OPS];
+    volatile uint64_t checked_on[NR_CPUS];
     volatile bool stop;
     uint64_t start;                 /* TSC, CPU0's */
     uint64_t stall;                 /* TSC: the most a run may go with no
                                        checked flush */
     unsigned int nreaders;          /* user readers */
+    unsigned int user_cpu[DETECT_READERS_MAX];
+    cpumask_t reader_cpus;
     volatile unsigned int remappers_running;
-    struct detect_reader kreader[NR_CPUS];
+    struct kreader kreader[NR_CPUS];
 };
 
 static DEFINE_SPINLOCK(kwindow_lock);
@@ -85,13 +160,26 @@ void detect_write_tag(paddr_t frame, uint64_t slot, uint64_t gen)
     tag->frame = frame;
 }
 
-static paddr_t new_frame(struct detect_run *d)
+static paddr_t new_frame(void)
 {
     paddr_t pa = frame_alloc_user();
 
     if ( !pa )
         panic("tlb detector: out of frames");
     return pa;
+}
+
+static void record(struct detect_reader *r, uint64_t magic, uint64_t s,
+                   uint64_t gen, uint64_t want)
+{
+    if ( !r->stale )
+    {
+        r->bad_magic = magic;
+        r->bad_slot = s;
+        r->bad_gen = gen;
+        r->want_gen = want;
+    }
+    r->stale++;
 }
 
 /* Check one read; the same rule as user/detect.c. */
@@ -103,28 +191,158 @@ void detect_check_tag(struct detect_reader *r,
 
     r->reads++;
     if ( magic != DETECT_MAGIC || s != slot || (!lazy && gen < want) )
+        record(r, magic, s, gen, want);
+}
+
+/* Attribute the stale reads since before to what caught them. */
+static void caught(struct kreader *k, enum detect_catch c, uint64_t before)
+{
+    if ( k->r.stale == before )
+        return;
+    if ( !before )
+        k->first = c;
+    k->by[c] += k->r.stale - before;
+}
+
+/* A load that may fault: false if it did (the fixup skips the store). */
+static bool probe_read(const volatile uint64_t *p, uint64_t *v)
+{
+    uint64_t val = 0;
+    unsigned int ok = 0;
+
+    __asm__ __volatile__("1: movq (%2), %0\n"
+                         "   movl $1, %1\n"
+                         "2:\n"
+                         _ASM_EXTABLE(1b, 2b)
+                         : "+r"(val), "+r"(ok)
+                         : "r"(p)
+                         : "memory");
+    *v = val;
+    return ok;
+}
+
+/*
+ * A write that may fault and changes nothing: LOCK CMPXCHG always
+ * writes (the old value back when the compare fails), so it needs a
+ * writable, dirty translation (SDM Vol. 2A, CMPXCHG; Vol. 3A, 4.8), yet
+ * a stale entry that reaches a reused frame leaves that frame intact.
+ */
+static bool probe_write(volatile uint64_t *p)
+{
+    uint64_t expect = 0;
+    unsigned int ok = 0;
+
+    __asm__ __volatile__("1: lock cmpxchgq %3, (%2)\n"
+                         "   movl $1, %1\n"
+                         "2:\n"
+                         _ASM_EXTABLE(1b, 2b)
+                         : "+a"(expect), "+r"(ok)
+                         : "r"(p), "r"(0ul)
+                         : "memory");
+    return ok;
+}
+
+/*
+ * A fault slot: a read that succeeds must find the slot's tag at the
+ * published generation or later (an unmap publishes the generation the
+ * next frame will have, so the old frame fails it); a write must fault
+ * while the slot is published read-only.  The slot may change between
+ * the two looks at wp: then the write says nothing.
+ */
+static void read_fault_slot(struct kreader *k, struct fault_slot *fs)
+{
+    const volatile uint64_t *p = (const volatile uint64_t *)fs->va;
+    uint64_t want = READ_ONCE(fs->gen), w1 = READ_ONCE(fs->wp), w2;
+    uint64_t magic, slot, gen, before = k->r.stale;
+    bool wrote;
+
+    k->r.reads++;
+    if ( !probe_read(&p[0], &magic) || !probe_read(&p[1], &slot) ||
+         !probe_read(&p[2], &gen) )
     {
-        if ( !r->stale )
-        {
-            r->bad_magic = magic;
-            r->bad_slot = s;
-            r->bad_gen = gen;
-            r->want_gen = want;
-        }
-        r->stale++;
+        k->faults++;
+        return;
     }
+    if ( magic != DETECT_MAGIC || slot != fs->id || gen < want )
+    {
+        record(&k->r, magic, slot, gen, want);
+        caught(k, CATCH_UNMAP, before);
+        return;
+    }
+    /* Also makes a writable, dirty entry for a protect to leave stale. */
+    wrote = probe_write((volatile uint64_t *)&p[SCRATCH]);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    w2 = READ_ONCE(fs->wp);
+    if ( !(w1 & 1) || w1 != w2 )
+        return;
+    if ( wrote )
+    {
+        record(&k->r, magic, slot, w1, w1);
+        caught(k, CATCH_PROTECT, before);
+    }
+    else
+        k->blocked++;
+}
+
+/*
+ * A software walk of a table slot with interrupts off, as a lockless
+ * walker does: the table it reads must not be freed under it, since
+ * the flush that frees a table waits for this CPU's interrupt.  A leaf
+ * must be empty or lead to this slot's tag; a freed table, or one
+ * already reused as something else, fails that.
+ */
+static void walk_table_slot(struct detect_run *d, struct kreader *k,
+                            struct fault_slot *fs)
+{
+    const uint64_t *t = phys_to_virt(d->task->as->root);
+    uint64_t e = 0, l2e = 0, before = k->r.stale;
+    struct frame *tf, *lf;
+    unsigned long f = local_irq_save();
+    uint64_t want = READ_ONCE(fs->gen);
+    paddr_t table;
+
+    k->walks++;
+    for ( unsigned int level = 4; level > 1; level-- )
+    {
+        l2e = READ_ONCE(t[(fs->va >> (PAGE_SHIFT + 9 * (level - 1))) & 511]);
+        if ( !(l2e & PTE_P) || (l2e & PTE_PS) )
+            goto out;
+        t = phys_to_virt(l2e & PTE_ADDR_MASK);
+    }
+    table = l2e & PTE_ADDR_MASK;
+    udelay(d->cfg->walk_us ? d->cfg->walk_us : opt_walk_us);
+    e = READ_ONCE(t[(fs->va >> PAGE_SHIFT) & 511]);
+    tf = frame_info(table);
+    if ( !tf || (tf->flags & (FRAME_F_FREE | FRAME_F_DIRTY)) )
+        record(&k->r, e, fs->id, 0, want);
+    else if ( e )
+    {
+        const struct detect_tag *tag;
+
+        lf = (e & PTE_P) ? frame_info(e & PTE_ADDR_MASK) : NULL;
+        tag = lf ? phys_to_virt(e & PTE_ADDR_MASK) : NULL;
+        if ( !tag || tag->magic != DETECT_MAGIC || tag->slot != fs->id ||
+             tag->gen < want )
+            record(&k->r, e, fs->id, tag ? tag->gen : 0, want);
+    }
+out:
+    local_irq_restore(f);
+    caught(k, CATCH_WALK, before);
 }
 
 static void kernel_reader(void *arg)
 {
     struct detect_run *d = arg;
-    struct detect_reader *r = &d->kreader[smp_processor_id()];
+    struct kreader *k = &d->kreader[smp_processor_id()];
+    struct detect_reader *r = &k->r;
     bool lazy = d->cfg->mode == DETECT_LAZY;
     unsigned int rounds = 0;
 
     r->running = 1;
     while ( !READ_ONCE(d->stop) )
     {
+        uint64_t before = r->stale;
+
         /* User slots, read from ring 0 in the task's space. */
         for ( unsigned int s = 0; s < d->cfg->user_slots; s++ )
             detect_check_tag(r, (const void *)(SLOT_VA + s * PAGE_SIZE), s,
@@ -132,6 +350,26 @@ static void kernel_reader(void *arg)
         for ( unsigned int s = 0; s < d->cfg->kernel_slots; s++ )
             detect_check_tag(r, (const void *)(KWINDOW + s * PAGE_SIZE), s,
                   READ_ONCE(d->kctl.gen[s]), false);
+        caught(k, CATCH_REMAP, before);
+        if ( d->huge_pa )
+        {
+            uint64_t want = READ_ONCE(d->ctl->huge_gen);
+
+            before = r->stale;
+            detect_check_tag(r, (const void *)HUGE_VA, DETECT_HUGE_SLOT,
+                             want, false);
+            detect_check_tag(r, (const void *)(HUGE_VA + SUPERPAGE_SIZE -
+                                               PAGE_SIZE),
+                             DETECT_HUGE_SLOT, want, false);
+            caught(k, CATCH_HUGE, before);
+        }
+        for ( unsigned int i = 0; i < d->nfslots; i++ )
+        {
+            read_fault_slot(k, &d->fslot[i]);
+            if ( d->fslot[i].table )
+                walk_table_slot(d, k, &d->fslot[i]);
+        }
+        WRITE_ONCE(r->rounds, r->rounds + 1);
         if ( ++rounds % opt_burst )
             continue;
         if ( opt_pace_us )
@@ -142,34 +380,140 @@ static void kernel_reader(void *arg)
     r->running = 0;
 }
 
-static void remap_user(struct detect_run *d, unsigned int s, uint64_t gen,
-                       bool full)
+/* The rounds each reader has finished: user readers first. */
+static void snapshot_rounds(struct detect_run *d, uint64_t *rounds)
 {
-    paddr_t pa = new_frame(d), old;
-    unsigned int flush;
+    struct detect_args *args = task_args(d->task);
+    unsigned int n = 0, cpu;
+
+    for ( unsigned int i = 0; i < d->nreaders; i++ )
+        rounds[n++] = READ_ONCE(args->reader[i].rounds);
+    for_each_cpu ( cpu, &d->reader_cpus )
+        rounds[n++] = READ_ONCE(d->kreader[cpu].r.rounds);
+}
+
+/*
+ * A flush counts as checked on a CPU once every reader there has
+ * finished a round begun after the publication (the round under way at
+ * that moment may have read the slot before it): two more rounds.  It
+ * counts as checked once every reader CPU has.  Wait for that, briefly,
+ * before the next change.
+ */
+#define CHECK_WAIT_US 20000
+static void wait_checked(struct detect_run *d)
+{
+    uint64_t start = rdtsc(), bound = us_to_cycles(CHECK_WAIT_US);
+    uint64_t want[MAX_READERS], now[MAX_READERS];
+    unsigned int n = d->nreaders + cpumask_weight(&d->reader_cpus);
+    bool all = true;
+    unsigned int cpu, i;
+
+    snapshot_rounds(d, want);
+    for ( i = 0; i < n; i++ )
+        want[i] += 2;
+    for ( ;; )
+    {
+        bool done = true;
+
+        snapshot_rounds(d, now);
+        for ( i = 0; i < n && done; i++ )
+            done = now[i] >= want[i];
+        if ( done || rdtsc() - start > bound || READ_ONCE(d->stop) )
+            break;
+        /* With one CPU the readers run here: let them. */
+        yield();
+        cpu_relax();
+    }
+
+    /* Per CPU: its kernel reader and any user reader on it. */
+    i = d->nreaders;
+    for_each_cpu ( cpu, &d->reader_cpus )
+    {
+        bool ok = now[i] >= want[i];
+
+        for ( unsigned int u = 0; u < d->nreaders; u++ )
+            if ( d->user_cpu[u] == cpu && now[u] < want[u] )
+                ok = false;
+        if ( ok )
+            __atomic_fetch_add(&d->checked_on[cpu], 1, __ATOMIC_RELAXED);
+        else
+            all = false;
+        i++;
+    }
+    __atomic_fetch_add(all ? &d->flushes : &d->unchecked, 1,
+                       __ATOMIC_RELAXED);
+}
+
+static void count_op(struct detect_run *d, unsigned int op)
+{
+    unsigned int n = op ? __builtin_ctz(op) + 1 : 0;
+
+    __atomic_fetch_add(&d->ops_done[n], 1, __ATOMIC_RELAXED);
+}
+
+static void publish(volatile uint64_t *where, uint64_t v)
+{
+    __atomic_store_n(where, v, __ATOMIC_RELEASE);
+}
+
+static paddr_t remap_user_noflush(struct detect_run *d, unsigned int s)
+{
+    uint64_t gen = d->ctl->gen[s] + 1;
+    paddr_t pa = new_frame(), old;
     int rc;
 
     detect_write_tag(pa, s, gen);
-    if ( d->cfg->mode == DETECT_LAZY )
-        flush = 0;
-    else
-        flush = FLUSH_TLB | (full ? 0 : FLUSH_ORDER(0));
     rc = aspace_remap_flags(d->task->as, SLOT_VA + s * PAGE_SIZE, pa,
-                            ORDER_4K, PROT_READ, &old, flush);
+                            ORDER_4K, PROT_READ, &old, 0);
     if ( rc )
         panic("tlb detector: remap of slot %u failed: %d", s, rc);
-    __atomic_store_n(&d->ctl->gen[s], gen, __ATOMIC_RELEASE);
-    if ( d->cfg->mode == DETECT_LAZY )
+    return old;
+}
+
+static void remap_user(struct detect_run *d, unsigned int s, bool full)
+{
+    bool lazy = d->cfg->mode == DETECT_LAZY;
+    uint64_t gen = d->ctl->gen[s] + 1;
+    paddr_t old = remap_user_noflush(d, s);
+
+    if ( !lazy )
+        flush_area_mask(&d->task->as->cpus,
+                        (const void *)(SLOT_VA + s * PAGE_SIZE),
+                        FLUSH_TLB | (full ? 0 : FLUSH_ORDER(0)));
+    publish(&d->ctl->gen[s], gen);
+    if ( lazy )
         frame_free_deferred(old);
     else
         frame_free(old);
+    count_op(d, 0);
+    wait_checked(d);
 }
 
-static void remap_kernel(struct detect_run *d, unsigned int s, uint64_t gen,
-                         bool full)
+/* GROUP consecutive slots, then one ranged flush for all of them. */
+static void remap_range(struct detect_run *d, unsigned int first,
+                        unsigned int n)
+{
+    paddr_t old[GROUP];
+
+    for ( unsigned int i = 0; i < n; i++ )
+        old[i] = remap_user_noflush(d, first + i);
+    flush_area_mask(&d->task->as->cpus,
+                    (const void *)(SLOT_VA + first * PAGE_SIZE),
+                    FLUSH_TLB | FLUSH_ORDER(__builtin_ctz(GROUP)));
+    for ( unsigned int i = 0; i < n; i++ )
+    {
+        publish(&d->ctl->gen[first + i], d->ctl->gen[first + i] + 1);
+        frame_free(old[i]);
+    }
+    count_op(d, DETECT_OP_RANGE);
+    wait_checked(d);
+}
+
+static void remap_kernel(struct detect_run *d, unsigned int s, bool full)
 {
     vaddr_t va = KWINDOW + s * PAGE_SIZE;
-    paddr_t pa = new_frame(d);
+    uint64_t gen = d->kctl.gen[s] + 1;
+    paddr_t pa = new_frame();
     uint64_t *e;
     uint64_t old;
 
@@ -183,46 +527,124 @@ static void remap_kernel(struct detect_run *d, unsigned int s, uint64_t gen,
     /* Every CPU shares the kernel half, and the entry may be global. */
     flush_area_mask(&cpu_online_mask, (const void *)va,
                     FLUSH_TLB_GLOBAL | (full ? 0 : FLUSH_ORDER(0)));
-    __atomic_store_n(&d->kctl.gen[s], gen, __ATOMIC_RELEASE);
+    publish(&d->kctl.gen[s], gen);
     frame_free(old & PTE_ADDR_MASK);
-}
-
-/* Slot reads by every reader so far (user readers' via the args page). */
-static uint64_t total_reads(struct detect_run *d)
-{
-    struct detect_args *args = task_args(d->task);
-    uint64_t n = 0;
-    unsigned int cpu;
-
-    for ( unsigned int i = 0; i < d->nreaders; i++ )
-        n += READ_ONCE(args->reader[i].reads);
-    for_each_cpu ( cpu, &cpu_online_mask )
-        n += READ_ONCE(d->kreader[cpu].reads);
-    return n;
+    count_op(d, 0);
+    wait_checked(d);
 }
 
 /*
- * A flush counts as checked once the readers have done a full round of
- * reads after it: wait for that, briefly, before the next remap.
+ * Unmap (the flush is aspace_unmap's own: a ranged one, or for a table
+ * slot the barrier that frees the table), publish the generation the
+ * next frame will carry, let the readers fault, then map that frame:
+ * not present to present needs no flush (SDM Vol. 3A, 4.10.4.3).
  */
-#define CHECK_WAIT_US 20000
-static void wait_checked(struct detect_run *d, uint64_t before)
+static void unmap_slot(struct detect_run *d, struct fault_slot *fs)
 {
-    uint64_t want = before + d->cfg->user_slots + d->cfg->kernel_slots;
-    uint64_t start = rdtsc(), bound = us_to_cycles(CHECK_WAIT_US);
+    uint64_t gen = fs->gen + 1;
+    paddr_t old, pa;
+    int rc;
 
-    while ( total_reads(d) < want )
+    rc = aspace_unmap(d->task->as, fs->va, ORDER_4K, &old);
+    if ( rc )
+        panic("tlb detector: unmap of slot %#x failed: %d", fs->id, rc);
+    publish(&fs->gen, gen);
+    frame_free(old);
+    count_op(d, fs->table ? DETECT_OP_TABLE : DETECT_OP_UNMAP);
+    wait_checked(d);
+    pa = new_frame();
+    detect_write_tag(pa, fs->id, gen);
+    rc = aspace_map(d->task->as, fs->va, pa, ORDER_4K,
+                    PROT_READ | PROT_WRITE);
+    if ( rc )
+        panic("tlb detector: map of slot %#x failed: %d", fs->id, rc);
+}
+
+/*
+ * RW to RO, flushed, then published; back to RW only after publishing
+ * that it is writable again, so a reader that saw read-only on both
+ * sides of its write knows the write should have faulted.
+ */
+static void protect_slot(struct detect_run *d, struct fault_slot *fs)
+{
+    int rc = aspace_protect(d->task->as, fs->va, ORDER_4K, PROT_READ);
+
+    if ( rc )
+        panic("tlb detector: protect of slot %#x failed: %d", fs->id, rc);
+    publish(&fs->wp, fs->wp + 1);
+    count_op(d, DETECT_OP_PROTECT);
+    wait_checked(d);
+    publish(&fs->wp, fs->wp + 1);
+    rc = aspace_protect(d->task->as, fs->va, ORDER_4K,
+                        PROT_READ | PROT_WRITE);
+    if ( rc )
+        panic("tlb detector: unprotect of slot %#x failed: %d", fs->id, rc);
+}
+
+static void remap_huge(struct detect_run *d)
+{
+    uint64_t gen = d->ctl->huge_gen + 1;
+    paddr_t pa = frame_alloc_2m(), old;
+    int rc;
+
+    if ( !pa )
+        panic("tlb detector: no 2 MiB frame for the next remap");
+    detect_write_tag(pa, DETECT_HUGE_SLOT, gen);
+    detect_write_tag(pa + SUPERPAGE_SIZE - PAGE_SIZE, DETECT_HUGE_SLOT, gen);
+    rc = aspace_remap_flags(d->task->as, HUGE_VA, pa, ORDER_2M, PROT_READ,
+                            &old, FLUSH_TLB | FLUSH_ORDER(ORDER_2M));
+    if ( rc )
+        panic("tlb detector: remap of the 2 MiB slot failed: %d", rc);
+    publish(&d->ctl->huge_gen, gen);
+    d->huge_pa = pa;
+    frame_free_2m(old);
+    count_op(d, DETECT_OP_HUGE);
+    wait_checked(d);
+}
+
+static void visit(struct detect_run *d, struct item *it, uint64_t *iter)
+{
+    const struct detect_config *cfg = d->cfg;
+    bool odd = it->visits++ & 1;
+
+    switch ( it->kind )
     {
-        if ( rdtsc() - start > bound || READ_ONCE(d->stop) )
+    case ITEM_GROUP:
+    {
+        unsigned int first = it->index * GROUP;
+        unsigned int n = cfg->user_slots - first < GROUP
+                             ? cfg->user_slots - first : GROUP;
+
+        if ( (d->ops & DETECT_OP_RANGE) && n == GROUP && odd )
         {
-            __atomic_fetch_add(&d->unchecked, 1, __ATOMIC_RELAXED);
-            return;
+            remap_range(d, first, n);
+            break;
         }
-        /* With one CPU the readers run here: let them. */
-        yield();
-        cpu_relax();
+        for ( unsigned int i = 0; i < n && !READ_ONCE(d->stop); i++ )
+            remap_user(d, first + i,
+                       cfg->full_every && !(++*iter % cfg->full_every));
+        break;
     }
-    __atomic_fetch_add(&d->flushes, 1, __ATOMIC_RELAXED);
+    case ITEM_KSLOT:
+        remap_kernel(d, it->index,
+                     cfg->full_every && !(++*iter % cfg->full_every));
+        break;
+    case ITEM_FAULT:
+    {
+        struct fault_slot *fs = &d->fslot[it->index];
+        bool unmap = fs->table || !(d->ops & DETECT_OP_PROTECT) ||
+                     ((d->ops & DETECT_OP_UNMAP) && odd);
+
+        if ( unmap )
+            unmap_slot(d, fs);
+        else
+            protect_slot(d, fs);
+        break;
+    }
+    case ITEM_HUGE:
+        remap_huge(d);
+        break;
+    }
 }
 
 /*
@@ -252,32 +674,19 @@ static void remapper(void *arg)
 {
     struct remapper_arg *ra = arg;
     struct detect_run *d = ra->d;
-    const struct detect_config *cfg = d->cfg;
-    unsigned int n = cfg->user_slots + cfg->kernel_slots;
-    uint64_t iter = 0;
+    uint64_t iter = 0, visits = 0;
 
     while ( !READ_ONCE(d->stop) )
     {
-        /* Slot i belongs to remapper i % remappers: one writer each. */
-        for ( unsigned int i = ra->index; i < n && !READ_ONCE(d->stop);
-              i += cfg->remappers )
+        /* Item i belongs to remapper i % remappers: one writer each. */
+        for ( unsigned int i = ra->index; i < d->nitems && !READ_ONCE(d->stop);
+              i += d->cfg->remappers )
         {
-            bool full = cfg->full_every && !(++iter % cfg->full_every);
-            uint64_t reads = total_reads(d);
-
-            if ( i < cfg->user_slots )
-                remap_user(d, i, d->ctl->gen[i] + 1, full);
-            else
-            {
-                unsigned int s = i - cfg->user_slots;
-
-                remap_kernel(d, s, d->kctl.gen[s] + 1, full);
-            }
-            wait_checked(d, reads);
+            visit(d, &d->item[i], &iter);
             if ( run_over(d) )
                 stop_run(d);
             /* Let this CPU's readers run too. */
-            if ( !(iter % 16) )
+            if ( !(++visits % 16) )
                 yield();
         }
     }
@@ -285,11 +694,32 @@ static void remapper(void *arg)
     kfree(ra);
 }
 
-static int setup(struct detect_run *d)
+static void add_item(struct detect_run *d, enum item_kind kind,
+                     unsigned int index)
+{
+    d->item[d->nitems++] = (struct item){ .kind = kind, .index = index };
+}
+
+static int add_fault_slot(struct detect_run *d, vaddr_t va, unsigned int id,
+                          bool table)
+{
+    struct fault_slot *fs = &d->fslot[d->nfslots];
+    paddr_t pa = new_frame();
+
+    *fs = (struct fault_slot){ .va = va, .id = id, .table = table, .gen = 1 };
+    detect_write_tag(pa, id, 1);
+    if ( aspace_map(d->task->as, va, pa, ORDER_4K, PROT_READ | PROT_WRITE) )
+        return -ENOMEM;
+    add_item(d, ITEM_FAULT, d->nfslots++);
+    return 0;
+}
+
+static int setup(struct detect_run *d, struct detect_result *r)
 {
     const struct detect_config *cfg = d->cfg;
     struct detect_args *args;
 
+    d->ops = cfg->mode == DETECT_SYNC ? cfg->ops : 0;
     d->task = task_create("detect");
     args = task_args(d->task);
     args->control_va = CONTROL_VA;
@@ -306,23 +736,59 @@ static int setup(struct detect_run *d)
 
     for ( unsigned int s = 0; s < cfg->user_slots; s++ )
     {
-        paddr_t pa = new_frame(d);
+        paddr_t pa = new_frame();
 
         detect_write_tag(pa, s, 1);
         d->ctl->gen[s] = 1;
         if ( aspace_map(d->task->as, SLOT_VA + s * PAGE_SIZE, pa, ORDER_4K,
                         PROT_READ) )
             return -ENOMEM;
+        if ( !(s % GROUP) )
+            add_item(d, ITEM_GROUP, s / GROUP);
     }
     for ( unsigned int s = 0; s < cfg->kernel_slots; s++ )
     {
-        paddr_t pa = new_frame(d);
+        paddr_t pa = new_frame();
 
         detect_write_tag(pa, s, 1);
         d->kctl.gen[s] = 1;
         if ( pt_map(kernel_root, KWINDOW + s * PAGE_SIZE, pa, PT_ORDER_4K,
                     kernel_pte_nx | kernel_pte_global) )
             return -ENOMEM;
+        add_item(d, ITEM_KSLOT, s);
+    }
+    if ( d->ops & (DETECT_OP_UNMAP | DETECT_OP_PROTECT) )
+        for ( unsigned int i = 0; i < FAULT_SLOTS; i++ )
+            if ( add_fault_slot(d, FAULT_VA + i * PAGE_SIZE, FAULT_ID + i,
+                                false) )
+                return -ENOMEM;
+    if ( d->ops & DETECT_OP_TABLE )
+        for ( unsigned int i = 0; i < TABLE_SLOTS; i++ )
+            if ( add_fault_slot(d, TABLE_VA + i * SUPERPAGE_SIZE,
+                                TABLE_ID + i, true) )
+                return -ENOMEM;
+    if ( d->ops & DETECT_OP_HUGE )
+    {
+        /* One mapped, one for the next remap: two free at a time. */
+        if ( frames_2m_free() < 2 )
+        {
+            d->ops &= ~DETECT_OP_HUGE;
+            r->skipped_ops |= DETECT_OP_HUGE;
+            r->skip_why = "fewer than two free 2 MiB frames";
+        }
+        else
+        {
+            d->huge_pa = frame_alloc_2m();
+            detect_write_tag(d->huge_pa, DETECT_HUGE_SLOT, 1);
+            detect_write_tag(d->huge_pa + SUPERPAGE_SIZE - PAGE_SIZE,
+                             DETECT_HUGE_SLOT, 1);
+            d->ctl->huge_gen = 1;
+            if ( aspace_map(d->task->as, HUGE_VA, d->huge_pa, ORDER_2M,
+                            PROT_READ) )
+                return -ENOMEM;
+            d->ctl->huge_va = HUGE_VA;
+            add_item(d, ITEM_HUGE, 0);
+        }
     }
     return 0;
 }
@@ -341,14 +807,79 @@ static void teardown(struct detect_run *d)
     /* The control page and the slots go with the task's space. */
 }
 
+static uint64_t total_stale(struct detect_run *d)
+{
+    struct detect_args *args = task_args(d->task);
+    uint64_t n = 0;
+    unsigned int cpu;
+
+    for ( unsigned int i = 0; i < d->nreaders; i++ )
+        n += READ_ONCE(args->reader[i].stale);
+    for_each_cpu ( cpu, &d->reader_cpus )
+        n += READ_ONCE(d->kreader[cpu].r.stale);
+    return n;
+}
+
+static void first_bad(struct detect_result *r, unsigned int cpu,
+                      const struct detect_reader *b, enum detect_catch c,
+                      bool kernel)
+{
+    if ( !b->stale || r->stale_user || r->stale_kernel )
+        return;
+    r->bad_cpu = cpu;
+    r->bad_catch = c;
+    r->bad_slot = b->bad_slot;
+    r->bad_gen = b->bad_gen;
+    r->want_gen = b->want_gen;
+    r->bad_kernel_mode = kernel;
+}
+
+static void collect(struct detect_run *d, struct detect_result *r)
+{
+    struct detect_args *args = task_args(d->task);
+    unsigned int cpu;
+
+    r->flushes = d->flushes;
+    r->unchecked = d->unchecked;
+    for ( unsigned int i = 0; i < NR_DETECT_OPS; i++ )
+        r->ops[i] = d->ops_done[i];
+    cpumask_copy(&r->reader_cpus, &d->reader_cpus);
+    for_each_cpu ( cpu, &d->reader_cpus )
+        r->checked_on[cpu] = d->checked_on[cpu];
+    for ( unsigned int i = 0; i < d->nreaders; i++ )
+    {
+        struct detect_reader *u = &args->reader[i];
+        enum detect_catch c = u->bad_slot == DETECT_HUGE_SLOT ? CATCH_HUGE
+                                                              : CATCH_REMAP;
+
+        r->reads_user += u->reads;
+        first_bad(r, d->user_cpu[i], u, c, false);
+        r->stale_user += u->stale;
+        r->stale_by[c] += u->stale;
+    }
+    for_each_cpu ( cpu, &d->reader_cpus )
+    {
+        struct kreader *k = &d->kreader[cpu];
+
+        r->reads_kernel += k->r.reads;
+        first_bad(r, cpu, &k->r, k->first, true);
+        r->stale_kernel += k->r.stale;
+        for ( unsigned int c = 0; c < NR_DETECT_CATCH; c++ )
+            r->stale_by[c] += k->by[c];
+        r->faults += k->faults;
+        r->blocked_writes += k->blocked;
+        r->walks += k->walks;
+    }
+    this_cpu()->flush.stale_reads += r->stale_user + r->stale_kernel;
+}
+
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
 {
     struct detect_run *d = kzalloc(sizeof(*d));
     struct thread *kreaders[NR_CPUS];
-    cpumask_t remap_cpus, reader_cpus;
+    cpumask_t remap_cpus;
     unsigned int cpu, nrem = 0, idx = 0;
     uint64_t waited, last, since;
-    struct detect_args *args;
     int rc;
 
     memset(r, 0, sizeof(*r));
@@ -357,10 +888,9 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         return -EINVAL;
     d->cfg = cfg;
     d->stall = ms_to_cycles(cfg->max_ms);
-    rc = setup(d);
+    rc = setup(d, r);
     if ( rc )
         return rc;
-    args = task_args(d->task);
 
     /*
      * Remappers from CPU1 up (CPU0 when alone), readers everywhere else:
@@ -379,20 +909,24 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     if ( cpumask_weight(&remap_cpus) < cfg->remappers )
     {
         teardown(d);
+        task_kill(d->task);
         task_wait(d->task, WAIT_BOUND_MS);
         kfree(d);
         return -EINVAL;
     }
-    cpumask_andnot(&reader_cpus, &cpu_online_mask, &remap_cpus);
-    if ( cpumask_empty(&reader_cpus) )
-        cpumask_copy(&reader_cpus, &cpu_online_mask);
+    cpumask_andnot(&d->reader_cpus, &cpu_online_mask, &remap_cpus);
+    if ( cpumask_empty(&d->reader_cpus) )
+        cpumask_copy(&d->reader_cpus, &cpu_online_mask);
 
     /* Readers: one user thread and one kernel thread on each such CPU. */
-    for_each_cpu ( cpu, &reader_cpus )
+    for_each_cpu ( cpu, &d->reader_cpus )
     {
         if ( cfg->user_slots && idx < DETECT_READERS_MAX )
+        {
+            d->user_cpu[idx] = cpu;
             task_spawn(d->task, task_entry_va(user_detect_reader), idx++,
                        cpu);
+        }
         d->nreaders = idx;
         kreaders[cpu] = thread_alloc_detached("kreader", kernel_reader, d,
                                               cpu);
@@ -415,7 +949,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     /*
      * A slow host only makes the run longer: it ends early only when
      * progress stopped, with no flush checked for max_ms (the runner's
-     * own timeout bounds the whole).
+     * own timeout bounds the whole), or at a stale read when asked.
      */
     last = 0;
     since = d->start;
@@ -423,6 +957,8 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     {
         uint64_t now = rdtsc(), n = READ_ONCE(d->flushes);
 
+        if ( cfg->stop_on_stale && total_stale(d) )
+            break;
         if ( n != last )
         {
             last = n;
@@ -449,7 +985,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         }
         yield();
     }
-    for_each_cpu ( cpu, &reader_cpus )
+    for_each_cpu ( cpu, &d->reader_cpus )
     {
         if ( thread_join(kreaders[cpu], WAIT_BOUND_MS) )
             panic("tlb detector: kernel reader on CPU%u did not stop", cpu);
@@ -467,39 +1003,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         }
         yield();
     }
-    r->flushes = d->flushes;
-    r->unchecked = d->unchecked;
-    for ( unsigned int i = 0; i < idx; i++ )
-    {
-        struct detect_reader *u = &args->reader[i];
-
-        r->reads_user += u->reads;
-        if ( u->stale && !r->stale_user && !r->stale_kernel )
-        {
-            r->bad_cpu = i;
-            r->bad_slot = u->bad_slot;
-            r->bad_gen = u->bad_gen;
-            r->want_gen = u->want_gen;
-        }
-        r->stale_user += u->stale;
-    }
-    for_each_cpu ( cpu, &reader_cpus )
-    {
-        struct detect_reader *k = &d->kreader[cpu];
-
-        r->reads_kernel += k->reads;
-        if ( k->stale && !r->stale_user && !r->stale_kernel )
-        {
-            r->bad_cpu = cpu;
-            r->bad_slot = k->bad_slot;
-            r->bad_gen = k->bad_gen;
-            r->want_gen = k->want_gen;
-            r->bad_kernel_mode = true;
-        }
-        r->stale_kernel += k->stale;
-        this_cpu()->flush.stale_reads += k->stale;
-    }
-    this_cpu()->flush.stale_reads += r->stale_user;
+    collect(d, r);
 
     teardown(d);
     if ( cfg->user_slots )
@@ -511,4 +1015,38 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     }
     kfree(d);
     return 0;
+}
+
+static const char *const catch_names[NR_DETECT_CATCH] = {
+    [CATCH_REMAP] = "remap",
+    [CATCH_UNMAP] = "unmap",
+    [CATCH_PROTECT] = "protect",
+    [CATCH_WALK] = "table-walk",
+    [CATCH_HUGE] = "2M",
+};
+
+const char *detect_catch_name(enum detect_catch c)
+{
+    return (unsigned int)c < NR_DETECT_CATCH ? catch_names[c] : "?";
+}
+
+void detect_format(char *buf, size_t len, const struct detect_result *r)
+{
+    size_t n;
+    unsigned int cpu;
+
+    n = ksnprintf(buf, len, "changes: %lu remaps, %lu ranged, %lu unmaps "
+                  "(%lu reads faulted), %lu protects (%lu writes faulted), "
+                  "%lu table frees (%lu walks), %lu 2M; checked per CPU:",
+                  (unsigned long)r->ops[0], (unsigned long)r->ops[1],
+                  (unsigned long)r->ops[2], (unsigned long)r->faults,
+                  (unsigned long)r->ops[3], (unsigned long)r->blocked_writes,
+                  (unsigned long)r->ops[4], (unsigned long)r->walks,
+                  (unsigned long)r->ops[5]);
+    for_each_cpu ( cpu, &r->reader_cpus )
+        if ( n < len )
+            n += ksnprintf(buf + n, len - n, " %u:%lu", cpu,
+                           (unsigned long)r->checked_on[cpu]);
+    if ( r->skipped_ops && n < len )
+        ksnprintf(buf + n, len - n, "; 2M skipped: %s", r->skip_why);
 }

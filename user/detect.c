@@ -13,7 +13,29 @@
  * read of gen[s] happens before the read of the page.  In lazy mode
  * nothing is flushed at remap time, so only another slot's tag is
  * wrong: the frame was reused while this CPU could still reach it.
+ * This reader only reads slots that stay mapped: a ring-3 fault would
+ * end it, so unmaps and write checks are the kernel readers' part.
  */
+static inline void check(struct detect_reader *r,
+                         const volatile struct detect_tag *tag,
+                         uint64_t s, uint64_t want, uint64_t lazy)
+{
+    uint64_t magic = tag->magic, slot = tag->slot, gen = tag->gen;
+
+    r->reads++;
+    if ( magic != DETECT_MAGIC || slot != s || (!lazy && gen < want) )
+    {
+        if ( !r->stale )
+        {
+            r->bad_magic = magic;
+            r->bad_slot = slot;
+            r->bad_gen = gen;
+            r->want_gen = want;
+        }
+        r->stale++;
+    }
+}
+
 void user_detect_reader(void *arg)
 {
     struct detect_args *a = (struct detect_args *)USER_ARGS_VA;
@@ -28,24 +50,23 @@ void user_detect_reader(void *arg)
         for ( uint64_t s = 0; s < c->nslots; s++ )
         {
             uint64_t want = c->gen[s];
-            const volatile struct detect_tag *tag =
-                (const volatile struct detect_tag *)(c->slot_va + s * 4096);
-            uint64_t magic = tag->magic, slot = tag->slot, gen = tag->gen;
 
-            r->reads++;
-            if ( magic != DETECT_MAGIC || slot != s ||
-                 (!c->lazy && gen < want) )
-            {
-                if ( !r->stale )
-                {
-                    r->bad_magic = magic;
-                    r->bad_slot = slot;
-                    r->bad_gen = gen;
-                    r->want_gen = want;
-                }
-                r->stale++;
-            }
+            check(r, (const volatile struct detect_tag *)(c->slot_va +
+                                                          s * 4096),
+                  s, want, c->lazy);
         }
+        if ( c->huge_va )
+        {
+            uint64_t want = c->huge_gen;
+
+            /* A 2 MiB entry, or the 512 4 KiB ones a TLB may split it to. */
+            check(r, (const volatile struct detect_tag *)c->huge_va,
+                  DETECT_HUGE_SLOT, want, false);
+            check(r, (const volatile struct detect_tag *)(c->huge_va +
+                                                          0x1ff000),
+                  DETECT_HUGE_SLOT, want, false);
+        }
+        r->rounds++;
         /*
          * Halting between rounds frees the physical CPU under a
          * hypervisor, so flush IPIs reach this vCPU without waiting for

@@ -92,12 +92,16 @@ struct detect_tag
     uint64_t frame;
 };
 #define DETECT_MAGIC 0x7a67u
+#define DETECT_HUGE_SLOT 0x2000u     /* the 2 MiB slot's tags say this */
 struct detect_control
 {
     volatile uint64_t stop;
     volatile uint64_t gen[DETECT_SLOTS_MAX];
+    volatile uint64_t huge_gen;
     uint64_t nslots;
     uint64_t slot_va;               /* slot s at slot_va + s * 4 KiB */
+    uint64_t huge_va;               /* 0, or a 2 MiB slot: tags at its
+                                       first and last 4 KiB */
     uint64_t lazy;                  /* DETECT_LAZY: slot checks only */
     uint64_t pace_us;               /* readers sleep this long... */
     uint64_t burst;                 /* ...after this many rounds */
@@ -105,6 +109,7 @@ struct detect_control
 struct detect_reader
 {
     volatile uint64_t reads, stale, running;
+    volatile uint64_t rounds;       /* full passes over the slots */
     volatile uint64_t bad_slot, bad_gen, want_gen, bad_magic;
 };
 #define DETECT_READERS_MAX 16

@@ -30,6 +30,7 @@ obj-y += arch/x86/safe-halt.o
 obj-y += arch/x86/ipi-policy.o
 obj-y += arch/x86/flush-smp.o
 obj-y += arch/x86/flushtlb.o
+obj-y += arch/x86/flush-inject.o
 obj-y += arch/x86/smp-call.o
 obj-y += arch/x86/tlb-clock.o
 obj-y += arch/x86/aspace.o

@@ -7,6 +7,7 @@
 #include <shimk/printk.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
+#include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -80,6 +81,19 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     uint64_t start;
     cpumask_t remote;
 
+    /* Injected bugs (asm/flush-inject.h) that bend the request itself. */
+    if ( unlikely(tlb_inject) )
+    {
+        if ( tlb_injected(TLB_INJECT_WRONG_PAGE) && va &&
+             (flags & FLUSH_ORDER_MASK) )
+            va = tlb_inject_wrong_va(va);
+        else if ( tlb_injected(TLB_INJECT_NONGLOBAL) &&
+                  (flags & FLUSH_TLB_GLOBAL) )
+            flags = (flags & ~FLUSH_TLB_GLOBAL) | FLUSH_TLB;
+        else if ( tlb_injected(TLB_INJECT_IGNORE_NO_ASSIST) )
+            flags &= ~FLUSH_NO_ASSIST;
+    }
+
     if ( cpumask_test_cpu(self, mask) )
         flags = flush_area_local(va, flags);
 
@@ -94,10 +108,21 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     ci->flush.remote_requests++;
     start = rdtsc();
 
-    if ( unlikely(tlb_debug_skip_remote) )
+    if ( unlikely(tlb_inject) )
     {
-        ci->flush.skipped_remote++;
-        return;
+        if ( tlb_injected(TLB_INJECT_SKIP_REMOTE) )
+        {
+            ci->flush.skipped_remote++;
+            return;
+        }
+        if ( tlb_injected(TLB_INJECT_SKIP_CPU) &&
+             cpumask_test_cpu(tlb_inject_cpu, &remote) )
+        {
+            ci->flush.skipped_remote++;
+            cpumask_clear_cpu(tlb_inject_cpu, &remote);
+            if ( cpumask_empty(&remote) )
+                return;
+        }
     }
 
     if ( hypervisor_has_flush_tlb() )

@@ -5,6 +5,7 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -31,7 +32,8 @@ bool tlb_clock_enabled __read_mostly = true;
 uint32_t tlbflush_clock = 1;
 uint32_t tlb_clock_mask __read_mostly = 0xffffffffu;
 bool use_invpcid __read_mostly;
-bool tlb_debug_skip_remote __read_mostly;
+enum tlb_inject tlb_inject;
+unsigned int tlb_inject_cpu;
 
 static bool opt_invpcid = true;
 boolean_param("invpcid", opt_invpcid);
@@ -39,7 +41,13 @@ boolean_param("invpcid", opt_invpcid);
 static unsigned int opt_clock_bits = CONFIG_TLB_CLOCK_BITS;
 uint_param("tlb-clock-bits", opt_clock_bits, 4, 32);
 
-boolean_param("tlb-skip-remote", tlb_debug_skip_remote);
+/* Debug: injected bugs (asm/flush-inject.h); tlb-skip-remote=1 is one. */
+static bool opt_skip_remote;
+boolean_param("tlb-skip-remote", opt_skip_remote);
+static char opt_inject[24];
+string_param("tlb-inject", opt_inject);
+static unsigned int opt_inject_cpu;
+uint_param("tlb-inject-cpu", opt_inject_cpu, 0, NR_CPUS - 1);
 
 static inline void invpcid(unsigned long type, uint64_t pcid, uint64_t addr)
 {
@@ -176,9 +184,14 @@ static uint32_t stamp_of(unsigned int cpu)
 {
     const struct cpu_info *ci = cpu_infos[cpu];
 
+    uint32_t t;
+
     if ( __atomic_load_n(&ci->tlb_clean, __ATOMIC_ACQUIRE) )
         return UINT32_MAX;
-    return __atomic_load_n(&ci->tlbflush_time, __ATOMIC_ACQUIRE);
+    t = __atomic_load_n(&ci->tlbflush_time, __ATOMIC_ACQUIRE);
+    if ( tlb_injected(TLB_INJECT_CLOCK_OFF_BY_ONE) )
+        t = tlb_inject_stamp(t, tlb_clock_mask);
+    return t;
 }
 
 unsigned int tlb_clock_filter(cpumask_t *mask, uint32_t lastuse)
@@ -188,6 +201,39 @@ unsigned int tlb_clock_filter(cpumask_t *mask, uint32_t lastuse)
 
     this_cpu()->flush.clock_skips += skipped;
     return skipped;
+}
+
+static void tlb_inject_setup(void)
+{
+    int c = TLB_INJECT_NONE;
+
+    if ( opt_inject[0] )
+    {
+        c = tlb_inject_parse(opt_inject);
+        if ( c < 0 )
+        {
+            pr_warn("cmdline: tlb-inject: unknown class '%s' (kept none)\n",
+                    opt_inject);
+            c = TLB_INJECT_NONE;
+        }
+    }
+    if ( opt_skip_remote )
+    {
+        if ( c != TLB_INJECT_NONE && c != TLB_INJECT_SKIP_REMOTE )
+            pr_warn("cmdline: tlb-skip-remote: tlb-inject=%s is set too "
+                    "(kept %s)\n", tlb_inject_name(c), tlb_inject_name(c));
+        else
+            c = TLB_INJECT_SKIP_REMOTE;
+    }
+    tlb_inject_cpu = opt_inject_cpu;
+    tlb_inject = c;
+    if ( c == TLB_INJECT_SKIP_REMOTE )
+        pr_warn("tlb-inject=skip-remote: remote TLB flushes are NOT done; "
+                "this kernel is wrong on purpose (negative control)\n");
+    else if ( c != TLB_INJECT_NONE )
+        pr_warn("tlb-inject=%s (CPU%u for skip-cpu): a TLB flush bug is "
+                "injected; this kernel is wrong on purpose\n",
+                tlb_inject_name(c), tlb_inject_cpu);
 }
 
 void flush_init(void)
@@ -200,9 +246,7 @@ void flush_init(void)
     tlb_clock_mask = opt_clock_bits >= 32 ? 0xffffffffu
                                           : (1u << opt_clock_bits) - 1;
     ci->cr4 = read_cr4();
-    if ( tlb_debug_skip_remote )
-        pr_warn("tlb-skip-remote=1: remote TLB flushes are NOT done; "
-                "this kernel is wrong on purpose (negative control)\n");
+    tlb_inject_setup();
     if ( opt_clock_bits < 32 )
         pr_info("tlb: clock narrowed to %u bits (wraps every %u ticks)\n",
                 opt_clock_bits, tlb_clock_mask);

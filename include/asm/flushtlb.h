@@ -163,7 +163,8 @@ struct flush_counters
     uint64_t wait_cycles;               /* initiator waiting for acks */
     uint64_t flush_cycles;              /* in flush_area_mask, remote part */
     uint64_t handler_cycles;            /* in the flush IPI handler */
-    uint64_t skipped_remote;            /* debug switch: flushes not sent */
+    uint64_t skipped_remote;            /* tlb-inject: remote flushes not
+                                           (or not wholly) sent */
 };
 
 /* Sum of every online CPU's counters. */
@@ -171,8 +172,5 @@ void flush_counters_total(struct flush_counters *sum);
 
 /* Two "tlb:" log lines with the totals. */
 void flush_counters_print(void);
-
-/* Debug switch (negative control): skip remote flushes entirely. */
-extern bool tlb_debug_skip_remote;
 
 #endif /* ASM_FLUSHTLB_H */

@@ -3,12 +3,13 @@
 #ifndef SHIMK_TLB_DETECT_H
 #define SHIMK_TLB_DETECT_H
 
+#include <shimk/cpumask.h>
 #include <shimk/types.h>
 
 enum detect_mode
 {
     /*
-     * Remap, flush synchronously, then publish the new generation: a
+     * Change, flush synchronously, then publish the new generation: a
      * reader that saw the generation must see the new tag.
      */
     DETECT_SYNC,
@@ -20,28 +21,68 @@ enum detect_mode
     DETECT_LAZY,
 };
 
+/*
+ * What a synchronous run changes besides single 4 KiB remaps (user
+ * slots, non-global; kernel slots, global when PGE is on).
+ */
+#define DETECT_OP_RANGE    0x01u    /* four slots remapped, one ranged flush */
+#define DETECT_OP_UNMAP    0x02u    /* unmapped: a read must fault */
+#define DETECT_OP_PROTECT  0x04u    /* RW to RO: a write must fault */
+#define DETECT_OP_TABLE    0x08u    /* the last page of a table unmapped:
+                                       the table freed and reused */
+#define DETECT_OP_HUGE     0x10u    /* a 2 MiB mapping remapped */
+#define DETECT_OPS_ALL     0x1fu
+#define NR_DETECT_OPS      6        /* the five, and plain remaps */
+
 struct detect_config
 {
     enum detect_mode mode;
     unsigned int user_slots;        /* pages in the task, non-global */
     unsigned int kernel_slots;      /* pages in a kernel window, global */
     unsigned int remappers;         /* CPUs remapping, from CPU1 up */
+    unsigned int ops;               /* DETECT_OP_* (sync mode only) */
     uint64_t flushes;               /* stop after this many... */
     uint64_t max_ms;                /* ...or after this long without a
                                        checked one (progress stopped) */
     unsigned int full_every;        /* every n-th flush is a full one */
+    bool stop_on_stale;             /* end at the first stale read */
+    unsigned int walk_us;           /* table walks' window; 0: the
+                                       tlb-detect-walk-us= option's */
+};
+
+/* Stale reads, by what the reader caught. */
+enum detect_catch
+{
+    CATCH_REMAP,                    /* an old or foreign tag, mapped slot */
+    CATCH_UNMAP,                    /* a read that should have faulted */
+    CATCH_PROTECT,                  /* a write through a stale RW entry */
+    CATCH_WALK,                     /* a page-table walk into a freed table */
+    CATCH_HUGE,                     /* the 2 MiB slot */
+    NR_DETECT_CATCH,
 };
 
 struct detect_result
 {
-    uint64_t flushes;               /* checked: a read round followed */
-    uint64_t unchecked;             /* flushes no read round followed */
+    uint64_t flushes;               /* checked by every reader */
+    uint64_t unchecked;             /* some reader did not read after it */
     uint64_t reads_user, reads_kernel;
     uint64_t stale_user, stale_kernel;
+    uint64_t stale_by[NR_DETECT_CATCH];
+    uint64_t ops[NR_DETECT_OPS];    /* changes made, by DETECT_OP_ bit
+                                       number + 1 (0: plain remaps) */
+    uint64_t faults;                /* reads that faulted, as they must */
+    uint64_t blocked_writes;        /* writes that faulted, as they must */
+    uint64_t walks;                 /* IRQs-off walks of the table slots */
     uint64_t ms;
     uint64_t stalled_ms;            /* 0, or how long none was checked */
+    unsigned int skipped_ops;       /* DETECT_OP_* not run, and why: */
+    const char *skip_why;
+    /* Per reader CPU: flushes after which that CPU read the slots. */
+    cpumask_t reader_cpus;
+    uint64_t checked_on[NR_CPUS];
     /* The first stale read, for the report. */
     unsigned int bad_cpu;
+    enum detect_catch bad_catch;
     uint64_t bad_slot, bad_gen, want_gen, want_slot;
     bool bad_kernel_mode;
 };
@@ -62,5 +103,11 @@ void detect_check_tag(struct detect_reader *r,
 
 /* Run once; returns 0, or a negative errno if it could not be set up. */
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r);
+
+/* "remap", "unmap", ... for enum detect_catch. */
+const char *detect_catch_name(enum detect_catch c);
+
+/* A line for ktest_note(): ops done, per-CPU checks, stale by kind. */
+void detect_format(char *buf, size_t len, const struct detect_result *r);
 
 #endif /* SHIMK_TLB_DETECT_H */

@@ -16,6 +16,7 @@
 #include <shimk/frame.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -40,17 +41,25 @@ struct combo
 static bool report(struct ktest *t, const char *what,
                    const struct detect_result *r, uint64_t want)
 {
+    char ops[320];
+
     ktest_note("stale-TLB detector %s: %lu flushes checked (%lu not) in %lu "
                "ms, %lu user + %lu kernel reads, %lu stale", what,
                (unsigned long)r->flushes, (unsigned long)r->unchecked,
                (unsigned long)r->ms,
                (unsigned long)r->reads_user, (unsigned long)r->reads_kernel,
                (unsigned long)(r->stale_user + r->stale_kernel));
+    detect_format(ops, sizeof(ops), r);
+    ktest_note("%s", ops);
+    if ( nr_cpus_online < 2 )
+        ktest_note("one CPU: every flush here is local; the remote checks "
+                   "are skipped (nothing remote to flush)");
     if ( r->stale_user + r->stale_kernel )
     {
-        ktest_fail(t, __FILE__, __LINE__, "%lu stale reads (%s): first in "
-                   "%s mode, reader %u, slot %lu gen %lu, wanted gen %lu",
-                   (unsigned long)(r->stale_user + r->stale_kernel), what,
+        ktest_fail(t, __FILE__, __LINE__, "%lu stale reads (%s): first a "
+                   "%s catch in %s mode on CPU%u, slot %#lx gen %lu, wanted "
+                   "gen %lu", (unsigned long)(r->stale_user + r->stale_kernel),
+                   what, detect_catch_name(r->bad_catch),
                    r->bad_kernel_mode ? "kernel" : "user", r->bad_cpu,
                    (unsigned long)r->bad_slot, (unsigned long)r->bad_gen,
                    (unsigned long)r->want_gen);
@@ -63,6 +72,27 @@ static bool report(struct ktest *t, const char *what,
                    "flushes checked, none in the last %lu ms (%s)",
                    (unsigned long)r->flushes, (unsigned long)want,
                    (unsigned long)r->stalled_ms, what);
+        return false;
+    }
+    /* A check that never had its chance proves nothing: say so. */
+    if ( r->ops[2] && !r->faults )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%lu unmaps, yet no read faulted "
+                   "(%s): the unmap checks did not run", (unsigned long)
+                   r->ops[2], what);
+        return false;
+    }
+    if ( r->ops[3] && !r->blocked_writes )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%lu protects, yet no write "
+                   "faulted (%s): the protect checks did not run",
+                   (unsigned long)r->ops[3], what);
+        return false;
+    }
+    if ( r->ops[4] && !r->walks )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%lu table frees, yet no walk "
+                   "(%s)", (unsigned long)r->ops[4], what);
         return false;
     }
     return true;
@@ -108,6 +138,7 @@ KTEST(tlb_detector, sync_every_mode)
         .user_slots = 16,
         .kernel_slots = 16,
         .remappers = nr_cpus_online > 2 ? 2 : 1,
+        .ops = DETECT_OPS_ALL & ~DETECT_OP_HUGE,
         .full_every = 4,
     };
     struct flush_counters before, after;
@@ -149,7 +180,7 @@ KTEST(tlb_detector, sync_every_mode)
         ok = report(t, what, &r, cfg.flushes);
         if ( !ok )
             break;
-        if ( hypervisor_has_flush_tlb() && !tlb_debug_skip_remote )
+        if ( hypervisor_has_flush_tlb() && !tlb_inject )
         {
             uint64_t asked = c1.remote_requests - c0.remote_requests -
                              (c1.no_assist_forced - c0.no_assist_forced);
@@ -189,6 +220,32 @@ KTEST(tlb_detector, sync_every_mode)
                "skips %lu", (unsigned long)total, n,
                (unsigned long)(after.clock_wraps - before.clock_wraps),
                (unsigned long)(after.clock_skips - before.clock_skips));
+}
+
+/*
+ * A 2 MiB mapping remapped whole, beside 4 KiB slots: a TLB may hold
+ * it as one entry or as 4 KiB pieces, and the flush must drop either.
+ */
+KTEST(tlb_detector, huge_remap)
+{
+    struct detect_config cfg = {
+        .mode = DETECT_SYNC,
+        .user_slots = 4,
+        .remappers = 1,
+        .ops = DETECT_OP_HUGE,
+        .flushes = opt_flushes / 4,
+        .max_ms = opt_ms / 4,
+    };
+    struct detect_result r;
+
+    if ( frames_2m_free() < 2 )
+        KT_SKIP(t, "needs two free 2 MiB frames, %u are", frames_2m_free());
+    KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+    if ( r.skipped_ops )
+        KT_SKIP(t, "2 MiB remaps skipped: %s", r.skip_why);
+    if ( !report(t, "2M", &r, cfg.flushes) )
+        return;
+    KT_ASSERTF(t, r.ops[5] > 0, "no 2 MiB remap was made");
 }
 
 /*
