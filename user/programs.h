@@ -54,6 +54,7 @@ struct mm_args
     uint64_t result[32];
 };
 void user_mm(void *arg);
+void user_mm_superpage(void *arg);      /* the 2 MiB steps, same layout */
 
 /* tlbbench churn (user/churn.c): thread i runs on CPU i. */
 struct churn_args
