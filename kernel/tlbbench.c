@@ -84,7 +84,9 @@ struct cell
     struct lat_summary rep_lat[8];
     uint64_t rep_fps[8], rep_share[8];
     uint64_t ipis, hc, clk_skip, stale;
+    uint64_t checked;                   /* reads whose tag was checked */
     unsigned int reps;
+    unsigned int idle;                  /* blocks that did no work */
 };
 
 #define MAX_CELLS 64
@@ -278,7 +280,7 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
     uint64_t *lat = kmalloc(flushes * sizeof(*lat));
     struct flush_counters c0, c1;
     unsigned int cpu;
-    uint64_t start, stale = 0;
+    uint64_t start, stale = 0, checked = 0;
     cpumask_t tg;
     bool global = c->wl == WL_GLOBAL;
     unsigned int flags = (global ? FLUSH_TLB_GLOBAL : FLUSH_TLB) |
@@ -377,6 +379,7 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
                     (unsigned long)(cycles_to_ns(e->longest_halt[cpu]) /
                                     1000), modes[c->mode].name);
         stale += e->rd[cpu].stale;
+        checked += e->rd[cpu].reads;
     }
     lat_summarize(lat, flushes, &c->rep_lat[rep]);
     c->ipis += c1.ipi_targets - c0.ipi_targets;
@@ -384,6 +387,7 @@ static void remap_block(struct cell *c, unsigned int flushes, unsigned int rep)
              c0.assisted_ok - c0.assisted_failed - c0.assisted_partial;
     c->clk_skip += c1.clock_skips - c0.clock_skips;
     c->stale += stale;
+    c->checked += checked;
     this_cpu()->flush.stale_reads += stale;
 
     if ( global )
@@ -414,8 +418,11 @@ static void churn_block(struct cell *c, const struct profile *pf,
     struct task *tk = task_create("churn");
     struct churn_args *a = task_args(tk);
     struct flush_counters c0, c1;
-    uint64_t start, wall, ops = 0, busy = 0;
-    unsigned int n = MIN(nr_cpus_online, 16u);
+    uint64_t start, wall, ops = 0, busy = 0, stale = 0, checked = 0;
+    uint64_t finished, bad_va = 0, bad_got = 0, bad_want = 0;
+    unsigned int n = MIN(nr_cpus_online, 16u), idle_threads = 0;
+    unsigned int bad_thread = 0;
+    int code;
 
     a->nthreads = n;
     a->rounds = pf->churn_rounds;
@@ -441,15 +448,49 @@ static void churn_block(struct cell *c, const struct profile *pf,
     wall = rdtsc() - start;
     flush_counters_total(&c1);
     restore();
+    /* The outputs live in the task: read them before task_wait frees it. */
+    finished = a->finished;
     for ( unsigned int i = 0; i < n; i++ )
     {
         ops += a->ops[i];
         busy += a->cycles[i];
+        stale += a->stale[i];
+        checked += a->checked[i];
+        idle_threads += !a->ops[i];
+        if ( a->stale[i] && !bad_va )
+        {
+            bad_thread = i;
+            bad_va = a->bad_va[i];
+            bad_got = a->bad_got[i];
+            bad_want = a->bad_want[i];
+        }
     }
     if ( a->errors )
         pr_warn("tlbbench: churn saw %lu failed system calls\n",
                 (unsigned long)a->errors);
-    task_wait(tk, WAIT_BOUND_MS);
+    code = task_wait(tk, WAIT_BOUND_MS);
+
+    /*
+     * A block with no work measured nothing and checked nothing: its
+     * 0 ops/s and stale 0 would read as figures.  It fails the run.
+     */
+    if ( !ops || idle_threads || finished != n || code )
+    {
+        c->idle++;
+        printk("tlbbench: churn (mode %s, round %u) did no work: %lu ops, "
+               "%u of %u threads did none, %lu finished, task exit %d\n",
+               modes[c->mode].name, rep, (unsigned long)ops, idle_threads, n,
+               (unsigned long)finished, code);
+    }
+    if ( stale )
+        printk("tlbbench: churn (mode %s, round %u): %lu stale reads, the "
+               "first by thread %u at %#lx: %#lx, want %#lx\n",
+               modes[c->mode].name, rep, (unsigned long)stale, bad_thread,
+               (unsigned long)bad_va, (unsigned long)bad_got,
+               (unsigned long)bad_want);
+    c->stale += stale;
+    c->checked += checked;
+    this_cpu()->flush.stale_reads += stale;
 
     /* Map+unmap pairs per second, over the wall time of the block. */
     c->rep_fps[rep] = ops * tsc_khz_or_guess() * 1000 / MAX(wall, (uint64_t)1);
@@ -484,7 +525,7 @@ struct reuse_env
 {
     struct aspace *as;
     volatile bool stop[2];          /* per group */
-    volatile uint64_t stale;
+    volatile uint64_t stale, checked;
     unsigned int nframes;
 };
 
@@ -498,6 +539,7 @@ struct reuse_reader_arg
 #define REUSED_MARK 0x7265757365640000ull
 
 static uint64_t reuse_eff_milli, reuse_stale;
+static bool reuse_idle;             /* nothing reused, or nothing read */
 
 /*
  * Readers spin on the frames' old addresses: a fault is fine (the
@@ -509,16 +551,19 @@ static void reuse_reader(void *arg)
 {
     struct reuse_reader_arg *a = arg;
     struct reuse_env *e = a->e;
+    uint64_t reads = 0;
 
     while ( !READ_ONCE(e->stop[a->group]) )
         for ( unsigned int i = 0; i < e->nframes; i++ )
         {
             uint64_t v;
 
+            reads++;
             if ( !probe_read_u64((const void *)(REUSE_VA + i * PAGE_SIZE),
                                  &v) && (v & ~0xffffull) == REUSED_MARK )
                 __atomic_fetch_add(&e->stale, 1, __ATOMIC_RELAXED);
         }
+    __atomic_fetch_add(&e->checked, reads, __ATOMIC_RELAXED);
     kfree(a);
 }
 
@@ -643,13 +688,21 @@ static void reuse_run(const struct profile *pf)
 
     reuse_eff_milli = ratio_milli(skipped, skippable);
     reuse_stale = e.stale;
+    /* No frame of ours came back, or no reader read: nothing measured. */
+    reuse_idle = !considered || !e.checked;
     prefix(p, sizeof(p));
     milli(eff, sizeof(eff), reuse_eff_milli);
     printk("%s kind=cell wl=reuse mode=%s frames=%u considered=%lu "
-           "skippable=%lu skipped=%lu clk_eff=%s stale=%lu\n", p,
+           "skippable=%lu skipped=%lu clk_eff=%s checked=%lu stale=%lu\n", p,
            tlb_clock_enabled ? "clock" : "clock-off", n,
            (unsigned long)considered, (unsigned long)skippable,
-           (unsigned long)skipped, eff, (unsigned long)e.stale);
+           (unsigned long)skipped, eff, (unsigned long)e.checked,
+           (unsigned long)e.stale);
+    if ( reuse_idle )
+        printk("tlbbench: free-reuse did no work: %lu of %u frames reused, "
+               "%lu reads by the readers\n", (unsigned long)(considered /
+                                               MAX(nr_cpus_online, 1u)), n,
+               (unsigned long)e.checked);
     kfree(frames);
     kfree(free_mask);
     kfree(flushed_at);
@@ -765,11 +818,13 @@ static void print_cell(const struct cell *c)
     {
         printk("%s kind=cell wl=churn mode=%s threads=%u reps=%u "
                "ops_per_s=%lu ops_per_s_min=%lu ops_per_s_max=%lu "
-               "flush_share_milli=%lu ipis=%lu hc=%lu stale=0 noisy=%d\n", p,
+               "flush_share_milli=%lu ipis=%lu hc=%lu checked=%lu stale=%lu "
+               "idle=%u noisy=%d\n", p,
                modes[c->mode].name, c->n, c->reps, (unsigned long)rfps.med,
                (unsigned long)rfps.min, (unsigned long)rfps.max,
                (unsigned long)rshare.med, (unsigned long)c->ipis,
-               (unsigned long)c->hc, rfps.noisy);
+               (unsigned long)c->hc, (unsigned long)c->checked,
+               (unsigned long)c->stale, c->idle, rfps.noisy);
         return;
     }
     {
@@ -781,7 +836,8 @@ static void print_cell(const struct cell *c)
         printk("%s kind=cell wl=%s mode=%s n=%u pages=%s reps=%u "
                "p50_cyc=%lu p50_min=%lu p50_max=%lu p90_cyc=%lu p99_cyc=%lu "
                "max_cyc=%lu p50_ns=%lu p90_ns=%lu p99_ns=%lu max_ns=%lu "
-               "fps=%lu ipis=%lu hc=%lu clk_skip=%lu stale=%lu noisy=%d\n",
+               "fps=%lu ipis=%lu hc=%lu clk_skip=%lu checked=%lu stale=%lu "
+               "noisy=%d\n",
                p, wl_names[c->wl], modes[c->mode].name, c->n,
                c->pages ? "1" : "full", c->reps, (unsigned long)r50.med,
                (unsigned long)r50.min, (unsigned long)r50.max,
@@ -790,8 +846,8 @@ static void print_cell(const struct cell *c)
                (unsigned long)ns(r90.med), (unsigned long)ns(r99.med),
                (unsigned long)ns(rmx.med), (unsigned long)rfps.med,
                (unsigned long)c->ipis, (unsigned long)c->hc,
-               (unsigned long)c->clk_skip, (unsigned long)c->stale,
-               r50.noisy);
+               (unsigned long)c->clk_skip, (unsigned long)c->checked,
+               (unsigned long)c->stale, r50.noisy);
     }
 }
 
@@ -990,6 +1046,7 @@ int tlbbench_run(const char *spec)
     unsigned int *order, total = 0, k = 0;
     uint64_t rng = rdtsc();
     uint64_t stale;
+    unsigned int idle;
 
     for ( unsigned int i = 0; i < ARRAY_SIZE(profiles); i++ )
         if ( !strcmp(spec, profiles[i].name) )
@@ -1082,15 +1139,38 @@ int tlbbench_run(const char *spec)
     summary();
 
     stale = reuse_stale;
+    idle = reuse_idle;
     for ( unsigned int i = 0; i < nr_cells; i++ )
-        stale += cells[i].stale;
+    {
+        const struct cell *c = &cells[i];
+
+        stale += c->stale;
+        /*
+         * A cell that read nothing counted no stale reads: its stale=0
+         * is no result.  Churn says so per block (above).
+         */
+        if ( c->idle || !c->checked )
+        {
+            idle++;
+            if ( c->wl == WL_CHURN )
+                printk("tlbbench: churn (mode %s) did no work in %u of %u "
+                       "rounds, %lu reads checked\n", modes[c->mode].name,
+                       c->idle, c->reps, (unsigned long)c->checked);
+            else
+                printk("tlbbench: %s (mode %s, n=%u, pages=%s) did no work: "
+                       "its readers checked no read\n", wl_names[c->wl],
+                       modes[c->mode].name, c->n, c->pages ? "1" : "full");
+        }
+    }
     kfree(order);
     kfree(cells);
     if ( stale )
-    {
         pr_warn("tlbbench: %lu stale reads: these figures are invalid\n",
                 (unsigned long)stale);
+    if ( idle )
+        pr_warn("tlbbench: %u workloads did no work: these figures are "
+                "incomplete\n", idle);
+    if ( stale || idle )
         return EXIT_TEST_FAILED;
-    }
     return EXIT_SUCCESS;
 }

@@ -54,14 +54,17 @@ struct mm_args
     uint64_t result[32];
 };
 void user_mm(void *arg);
+void user_mm_superpage(void *arg);      /* the 2 MiB steps, same layout */
 
 /* tlbbench churn (user/churn.c): thread i runs on CPU i. */
 struct churn_args
 {
-    uint64_t nthreads, rounds, pages;       /* in */
+    uint64_t nthreads, rounds, pages;       /* in; pages at most 64 */
     uint64_t deadline;                      /* in: TSC; stop rounds then */
     volatile uint64_t started, finished, errors;
     uint64_t cycles[16], ops[16];           /* out, per thread */
+    uint64_t checked[16], stale[16];        /* out: page reads, wrong ones */
+    uint64_t bad_va[16], bad_got[16], bad_want[16]; /* out: first wrong */
 };
 void user_churn(void *arg);
 

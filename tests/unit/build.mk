@@ -16,7 +16,8 @@ UNIT_LIBS   := -lcmocka
 # Any header may reach any test; rebuilding them all takes seconds.
 UNIT_HDRS = $(wildcard tests/unit/*.h tests/unit/include/*.h include/*/*.h)
 
-# test name -> sources (the test file first, then the kernel files it tests)
+# test name -> sources (the test file first, then the kernel files it
+# tests); unit-<name>-libs: what that test needs beyond cmocka
 unit-tests :=
 
 UNIT_BINS = $(addprefix $(UNIT_DIR)/test-,$(unit-tests))
@@ -28,7 +29,8 @@ $(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(UNIT_HDRS) \
                        tests/unit/build.mk tests/unit/tests.mk
 	@mkdir -p $$(dir $$@)
 	@echo "  HOSTCC  $$@"
-	@$(HOSTCC) $(UNIT_CFLAGS) -o $$@ $$(unit-$(1)-src) $(UNIT_LIBS)
+	@$(HOSTCC) $(UNIT_CFLAGS) -o $$@ $$(unit-$(1)-src) $(UNIT_LIBS) \
+	           $$(unit-$(1)-libs)
 endef
 
 include tests/unit/tests.mk

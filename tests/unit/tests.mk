@@ -61,6 +61,8 @@ unit-assist-policy-src := tests/unit/test-assist-policy.c \
 unit-tests += kvm-pv
 unit-kvm-pv-src := tests/unit/test-kvm-pv.c guest/kvm/kvm-pv.c kernel/cpumask.c \
                    kernel/vsnprintf.c
+# A thread plays the host's side of the steal-time byte.
+unit-kvm-pv-libs := -pthread
 
 unit-tests += bench-stats
 unit-bench-stats-src := tests/unit/test-bench-stats.c kernel/bench-stats.c \

@@ -26,6 +26,10 @@ KTEST_END_RE = re.compile(
     r"^KTEST: END (\d+) passed, (\d+) failed, (\d+) skipped")
 SHIMK_PANIC_RE = re.compile(r"^shimk: PANIC on CPU")
 NOT_OK_RE = re.compile(r"^not ok \d+")
+# tlbbench's verdict on a run it fails (kernel/tlbbench.c): a test
+# failure on the console, as a "not ok" line is.
+BENCH_FAIL_RE = re.compile(r"^shimk: warning: tlbbench: .*: these figures "
+                           r"are (invalid|incomplete)$")
 # shimk's own line before it leaves through a hypervisor call (xl's domU).
 SHIMK_EXIT_RE = re.compile(r"^shimk: exit (\d+)$")
 
