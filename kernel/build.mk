@@ -18,6 +18,7 @@ obj-$(CONFIG_KTEST) += kernel/ktest.o
 obj-y += kernel/acpi.o
 obj-y += kernel/acpi-tables.o
 obj-y += kernel/cpumask.o
+obj-y += kernel/lazy-unmap.o
 obj-y += kernel/sched.o
 obj-y += kernel/timer-oneshot.o
 obj-y += kernel/sort.o

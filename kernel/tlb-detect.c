@@ -44,6 +44,8 @@
  *   interrupts off, as aspace_user_range_ok() does, and the flush that
  *   frees it must wait for them (FLUSH_NO_ASSIST).
  * - A 2 MiB slot, tagged at both ends, is remapped whole.
+ * - Fault slots are also unmapped lazily and mapped again at once: the
+ *   map must drop what the lazy unmap left (aspace_map()).
  *
  * Old frames go straight back to the allocator (after the flush), so
  * they come back as other slots' new frames: a stale translation then
@@ -561,6 +563,35 @@ static void unmap_slot(struct detect_run *d, struct fault_slot *fs)
 }
 
 /*
+ * A lazy unmap flushes nothing remote and frees the frame deferred;
+ * the map that follows must then drop other CPUs' entries for va
+ * (aspace_map()), so once the new generation is published every read
+ * finds it.  Every other new frame comes from the clean pool, which
+ * flushes nothing on allocation, so only the map's flush is tested.
+ */
+static void lazy_unmap_slot(struct detect_run *d, struct fault_slot *fs)
+{
+    uint64_t gen = fs->gen + 1;
+    paddr_t pa;
+    int rc;
+
+    rc = aspace_unmap_lazy(d->task->as, fs->va, ORDER_4K);
+    if ( rc )
+        panic("tlb detector: lazy unmap of slot %#x failed: %d", fs->id, rc);
+    pa = (fs->visits++ & 1) ? frame_alloc() : new_frame();
+    if ( !pa )
+        panic("tlb detector: out of frames");
+    detect_write_tag(pa, fs->id, gen);
+    rc = aspace_map(d->task->as, fs->va, pa, ORDER_4K,
+                    PROT_READ | PROT_WRITE);
+    if ( rc )
+        panic("tlb detector: map of slot %#x failed: %d", fs->id, rc);
+    publish(&fs->gen, gen);
+    count_op(d, DETECT_OP_LAZY);
+    wait_checked(d);
+}
+
+/*
  * RW to RO, flushed, then published; back to RW only after publishing
  * that it is writable again, so a reader that saw read-only on both
  * sides of its write knows the write should have faulted.
@@ -631,14 +662,25 @@ static void visit(struct detect_run *d, struct item *it, uint64_t *iter)
         break;
     case ITEM_FAULT:
     {
+        static const unsigned int order[] = {
+            DETECT_OP_UNMAP, DETECT_OP_PROTECT, DETECT_OP_LAZY,
+        };
         struct fault_slot *fs = &d->fslot[it->index];
-        bool unmap = fs->table || !(d->ops & DETECT_OP_PROTECT) ||
-                     ((d->ops & DETECT_OP_UNMAP) && odd);
+        unsigned int op = DETECT_OP_UNMAP;
 
-        if ( unmap )
-            unmap_slot(d, fs);
-        else
+        /* The slot's next change among those asked for, in turn. */
+        for ( unsigned int i = 0; i < ARRAY_SIZE(order) && !fs->table; i++ )
+        {
+            op = order[(it->visits + i) % ARRAY_SIZE(order)];
+            if ( d->ops & op )
+                break;
+        }
+        if ( op == DETECT_OP_PROTECT )
             protect_slot(d, fs);
+        else if ( op == DETECT_OP_LAZY )
+            lazy_unmap_slot(d, fs);
+        else
+            unmap_slot(d, fs);
         break;
     }
     case ITEM_HUGE:
@@ -757,7 +799,7 @@ static int setup(struct detect_run *d, struct detect_result *r)
             return -ENOMEM;
         add_item(d, ITEM_KSLOT, s);
     }
-    if ( d->ops & (DETECT_OP_UNMAP | DETECT_OP_PROTECT) )
+    if ( d->ops & (DETECT_OP_UNMAP | DETECT_OP_PROTECT | DETECT_OP_LAZY) )
         for ( unsigned int i = 0; i < FAULT_SLOTS; i++ )
             if ( add_fault_slot(d, FAULT_VA + i * PAGE_SIZE, FAULT_ID + i,
                                 false) )
@@ -1037,12 +1079,13 @@ void detect_format(char *buf, size_t len, const struct detect_result *r)
 
     n = ksnprintf(buf, len, "changes: %lu remaps, %lu ranged, %lu unmaps "
                   "(%lu reads faulted), %lu protects (%lu writes faulted), "
-                  "%lu table frees (%lu walks), %lu 2M; checked per CPU:",
+                  "%lu table frees (%lu walks), %lu 2M, %lu lazy unmaps; "
+                  "checked per CPU:",
                   (unsigned long)r->ops[0], (unsigned long)r->ops[1],
                   (unsigned long)r->ops[2], (unsigned long)r->faults,
                   (unsigned long)r->ops[3], (unsigned long)r->blocked_writes,
                   (unsigned long)r->ops[4], (unsigned long)r->walks,
-                  (unsigned long)r->ops[5]);
+                  (unsigned long)r->ops[5], (unsigned long)r->ops[6]);
     for_each_cpu ( cpu, &r->reader_cpus )
         if ( n < len )
             n += ksnprintf(buf + n, len - n, " %u:%lu", cpu,

@@ -8,6 +8,7 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
+#include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -109,6 +110,9 @@ static unsigned int flush_flags(unsigned int order)
 int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
                unsigned int prot)
 {
+    cpumask_t targets;
+    unsigned int gen;
+    bool flush = false;
     int rc;
 
     if ( (order != ORDER_4K && order != ORDER_2M) ||
@@ -116,9 +120,35 @@ int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
         return -EINVAL;
     spin_lock(&as->lock);
     rc = pt_map(as->root, va, pa, order, prot_flags(prot));
+    if ( !rc )
+        flush = lazy_map_targets(&as->lazy, &as->cpus, tlb_clock_filter,
+                                 &targets, &gen);
     spin_unlock(&as->lock);
-    /* Not present to present needs no flush (SDM Vol. 3A, 4.10.4.3). */
-    return rc;
+    /*
+     * Not present to present needs no flush (SDM Vol. 3A, 4.10.4.3):
+     * a CPU caches no entry for a not-present PTE.  That holds only if
+     * the PTE was cleared with a flush.  After aspace_unmap_lazy(),
+     * another CPU may still hold va -> old frame, and the TLB clock
+     * does not help: it flushes for the old frame only when that frame
+     * is reused, and the allocator flushes for the new frame only CPUs
+     * stamped before the new frame's last use.  So the CPUs that may
+     * hold any lazily removed entry flush now, before the map can be
+     * published.
+     *
+     * The whole (non-global) TLB, not va alone: the record is per
+     * space, not per page, so only a full flush lets the record drop
+     * them (later maps take the fast path again until the next lazy
+     * unmap); it covers any page size, a 2 MiB map over 4 KiB entries
+     * included; and it stamps them, so the allocator then skips them
+     * for the lazily freed frames.  User entries are never global.
+     */
+    if ( !flush || tlb_injected(TLB_INJECT_LAZY_MAP) )
+        return rc;
+    flush_area_mask(&targets, NULL, FLUSH_TLB);
+    spin_lock(&as->lock);
+    lazy_map_flushed(&as->lazy, &targets, gen);
+    spin_unlock(&as->lock);
+    return 0;
 }
 
 int aspace_remap_flags(struct aspace *as, vaddr_t va, paddr_t pa,
@@ -230,12 +260,28 @@ int aspace_unmap_lazy(struct aspace *as, vaddr_t va, unsigned int order)
         return -EINVAL;
     spin_lock(&as->lock);
     rc = pt_unmap(as->root, va, order, &pte);
+    if ( !rc )
+    {
+        cpumask_t holders;
+
+        /*
+         * This CPU at least stops using it now; the rest wait for the
+         * frame's reuse or the next map into the space (aspace_map()).
+         * pt_unmap()'s exchange is a full fence: a CPU missing from the
+         * mask read below, or stamped after the clock read below,
+         * walked the tables only after the PTE was clear.
+         */
+        cpumask_copy(&holders, &as->cpus);
+        if ( aspace_current() == as )
+        {
+            flush_area_local((const void *)va, flush_flags(order));
+            cpumask_clear_cpu(smp_processor_id(), &holders);
+        }
+        lazy_unmap_note(&as->lazy, &holders, tlbflush_current_time());
+    }
     spin_unlock(&as->lock);
     if ( rc )
         return rc;
-    /* This CPU at least stops using it now; the rest wait for reuse. */
-    if ( aspace_current() == as )
-        flush_area_local((const void *)va, flush_flags(order));
     base = pte & PTE_ADDR_MASK & ~((PAGE_SIZE << order) - 1);
     for ( unsigned int i = 0; i < (1u << order); i++ )
         frame_free_deferred(base + (paddr_t)i * PAGE_SIZE);

@@ -4,6 +4,7 @@
 #define SHIMK_ASPACE_H
 
 #include <shimk/cpumask.h>
+#include <shimk/lazy-unmap.h>
 #include <shimk/spinlock.h>
 #include <shimk/types.h>
 
@@ -27,6 +28,11 @@ struct aspace
      * flush for this space goes to exactly these CPUs.
      */
     cpumask_t cpus;
+    /*
+     * Who may still hold an entry aspace_unmap_lazy() removed, and
+     * since when (under lock): aspace_map() flushes them first.
+     */
+    struct lazy_unmaps lazy;
     unsigned int refs;      /* threads in it, plus its creator */
     unsigned int id;
     unsigned int nr_tables; /* user-half page-table frames */
@@ -39,7 +45,10 @@ void aspace_put(struct aspace *as);
 
 /*
  * Map one 4 KiB or 2 MiB page of frames at pa to va (user half, never
- * global).  -EEXIST, -EINVAL (alignment, range), -ENOMEM.
+ * global).  -EEXIST, -EINVAL (alignment, range), -ENOMEM.  No flush,
+ * unless a lazy unmap may have left CPUs of the space holding a stale
+ * entry: those flush before this returns, so that none of them reaches
+ * an old frame through va once the map is published.
  */
 int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
                unsigned int prot);
@@ -75,6 +84,7 @@ int aspace_unmap(struct aspace *as, vaddr_t va, unsigned int order,
  * TLB clock's stamp and is flushed for, where still needed, only when
  * it is reused (frame_alloc_user()).  Until then the space's own
  * threads may still reach it: for memory whose owner is done with it.
+ * A later aspace_map() of va flushes those CPUs (struct lazy_unmaps).
  */
 int aspace_unmap_lazy(struct aspace *as, vaddr_t va, unsigned int order);
 

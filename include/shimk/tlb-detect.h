@@ -31,8 +31,9 @@ enum detect_mode
 #define DETECT_OP_TABLE    0x08u    /* the last page of a table unmapped:
                                        the table freed and reused */
 #define DETECT_OP_HUGE     0x10u    /* a 2 MiB mapping remapped */
-#define DETECT_OPS_ALL     0x1fu
-#define NR_DETECT_OPS      6        /* the five, and plain remaps */
+#define DETECT_OP_LAZY     0x20u    /* unmapped lazily, then mapped anew */
+#define DETECT_OPS_ALL     0x3fu
+#define NR_DETECT_OPS      7        /* the six, and plain remaps */
 
 struct detect_config
 {

@@ -106,8 +106,6 @@ static const char *cannot_show(enum tlb_inject c)
         if ( !hypervisor_has_flush_tlb() )
             return "no L0 flush hook: every remote flush is an IPI";
         return NULL;
-    case TLB_INJECT_LAZY_MAP:
-        return "not wired yet";
     default:
         return NULL;
     }
@@ -138,6 +136,11 @@ static struct detect_config config_for(enum tlb_inject c)
         cfg.mode = DETECT_LAZY;
         cfg.user_slots = 32;
         cfg.kernel_slots = 0;
+        break;
+    case TLB_INJECT_LAZY_MAP:
+        cfg.user_slots = 0;
+        cfg.kernel_slots = 0;
+        cfg.ops = DETECT_OP_LAZY;
         break;
     case TLB_INJECT_IGNORE_NO_ASSIST:
         /* Only a table free asks for a barrier: a wide window on it. */

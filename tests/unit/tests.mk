@@ -54,6 +54,11 @@ unit-tests += tlb-clock
 unit-tlb-clock-src := tests/unit/test-tlb-clock.c arch/x86/tlb-clock.c \
                       kernel/cpumask.c kernel/vsnprintf.c
 
+unit-tests += lazy-unmap
+unit-lazy-unmap-src := tests/unit/test-lazy-unmap.c kernel/lazy-unmap.c \
+                       arch/x86/tlb-clock.c kernel/cpumask.c \
+                       kernel/vsnprintf.c
+
 unit-tests += assist-policy
 unit-assist-policy-src := tests/unit/test-assist-policy.c \
                           guest/assist-policy.c
