@@ -77,6 +77,17 @@ uint_param("tlb-detect-pace-us", opt_pace_us, 0, 100000);
 static unsigned int opt_burst = 128;
 uint_param("tlb-detect-burst", opt_burst, 1, 1000000);
 /*
+ * At the top burst readers never halt, and never yield either: under
+ * Xen a context switch writes MSRs, each write an exit, which empties
+ * the TLB there too.  Then each reader CPU gets one reader, kernel or
+ * user in turn, rather than two that would share it.
+ */
+#define SPIN_BURST 1000000
+static bool readers_spin(void)
+{
+    return opt_burst >= SPIN_BURST;
+}
+/*
  * How long a table walk holds interrupts off between reading the
  * directory entry and the table: the window in which a table freed
  * without waiting for this CPU is read after the free.
@@ -145,7 +156,8 @@ struct detect_run
                                        checked flush */
     unsigned int nreaders;          /* user readers */
     unsigned int user_cpu[DETECT_READERS_MAX];
-    cpumask_t reader_cpus;
+    cpumask_t reader_cpus;          /* CPUs with a reader of either kind */
+    cpumask_t kreader_cpus;         /* CPUs with a kernel reader */
     volatile unsigned int remappers_running;
     struct kreader kreader[NR_CPUS];
 };
@@ -372,11 +384,10 @@ static void kernel_reader(void *arg)
                 walk_table_slot(d, k, &d->fslot[i]);
         }
         WRITE_ONCE(r->rounds, r->rounds + 1);
-        if ( ++rounds % opt_burst )
-            continue;
-        if ( opt_pace_us )
+        /* As user/detect.c: halt after a burst, else let the other run. */
+        if ( !(++rounds % opt_burst) && opt_pace_us )
             thread_sleep_us(opt_pace_us);
-        else
+        else if ( !readers_spin() )
             yield();
     }
     r->running = 0;
@@ -390,7 +401,7 @@ static void snapshot_rounds(struct detect_run *d, uint64_t *rounds)
 
     for ( unsigned int i = 0; i < d->nreaders; i++ )
         rounds[n++] = READ_ONCE(args->reader[i].rounds);
-    for_each_cpu ( cpu, &d->reader_cpus )
+    for_each_cpu ( cpu, &d->kreader_cpus )
         rounds[n++] = READ_ONCE(d->kreader[cpu].r.rounds);
 }
 
@@ -406,7 +417,7 @@ static void wait_checked(struct detect_run *d)
 {
     uint64_t start = rdtsc(), bound = us_to_cycles(CHECK_WAIT_US);
     uint64_t want[MAX_READERS], now[MAX_READERS];
-    unsigned int n = d->nreaders + cpumask_weight(&d->reader_cpus);
+    unsigned int n = d->nreaders + cpumask_weight(&d->kreader_cpus);
     bool all = true;
     unsigned int cpu, i;
 
@@ -431,8 +442,10 @@ static void wait_checked(struct detect_run *d)
     i = d->nreaders;
     for_each_cpu ( cpu, &d->reader_cpus )
     {
-        bool ok = now[i] >= want[i];
+        bool ok = true;
 
+        if ( cpumask_test_cpu(cpu, &d->kreader_cpus) )
+            ok = now[i] >= want[i], i++;
         for ( unsigned int u = 0; u < d->nreaders; u++ )
             if ( d->user_cpu[u] == cpu && now[u] < want[u] )
                 ok = false;
@@ -440,7 +453,6 @@ static void wait_checked(struct detect_run *d)
             __atomic_fetch_add(&d->checked_on[cpu], 1, __ATOMIC_RELAXED);
         else
             all = false;
-        i++;
     }
     __atomic_fetch_add(all ? &d->flushes : &d->unchecked, 1,
                        __ATOMIC_RELAXED);
@@ -712,6 +724,8 @@ struct remapper_arg
     unsigned int index;
 };
 
+static uint64_t total_stale(struct detect_run *d);
+
 static void remapper(void *arg)
 {
     struct remapper_arg *ra = arg;
@@ -725,7 +739,10 @@ static void remapper(void *arg)
               i += d->cfg->remappers )
         {
             visit(d, &d->item[i], &iter);
-            if ( run_over(d) )
+            /* Here, not in the controller: a spinning reader may hold
+               the controller's CPU for a whole time slice. */
+            if ( run_over(d) ||
+                 (d->cfg->stop_on_stale && total_stale(d)) )
                 stop_run(d);
             /* Let this CPU's readers run too. */
             if ( !(++visits % 16) )
@@ -857,7 +874,7 @@ static uint64_t total_stale(struct detect_run *d)
 
     for ( unsigned int i = 0; i < d->nreaders; i++ )
         n += READ_ONCE(args->reader[i].stale);
-    for_each_cpu ( cpu, &d->reader_cpus )
+    for_each_cpu ( cpu, &d->kreader_cpus )
         n += READ_ONCE(d->kreader[cpu].r.stale);
     return n;
 }
@@ -899,7 +916,7 @@ static void collect(struct detect_run *d, struct detect_result *r)
         r->stale_user += u->stale;
         r->stale_by[c] += u->stale;
     }
-    for_each_cpu ( cpu, &d->reader_cpus )
+    for_each_cpu ( cpu, &d->kreader_cpus )
     {
         struct kreader *k = &d->kreader[cpu];
 
@@ -920,7 +937,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     struct detect_run *d = kzalloc(sizeof(*d));
     struct thread *kreaders[NR_CPUS];
     cpumask_t remap_cpus;
-    unsigned int cpu, nrem = 0, idx = 0;
+    unsigned int cpu, nrem = 0, idx = 0, nk = 0;
     uint64_t waited, last, since;
     int rc;
 
@@ -960,16 +977,29 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     if ( cpumask_empty(&d->reader_cpus) )
         cpumask_copy(&d->reader_cpus, &cpu_online_mask);
 
-    /* Readers: one user thread and one kernel thread on each such CPU. */
+    /*
+     * Readers: one user thread and one kernel thread on each such CPU;
+     * spinning ones, one of either kind in turn, kernel first (only the
+     * kernel readers read the kernel and fault slots).
+     */
     for_each_cpu ( cpu, &d->reader_cpus )
     {
-        if ( cfg->user_slots && idx < DETECT_READERS_MAX )
+        bool spin = readers_spin(), user, kernel;
+
+        user = cfg->user_slots && idx < DETECT_READERS_MAX &&
+               (!spin || (nk & 1));
+        kernel = !spin || !user;
+        nk++;
+        if ( user )
         {
             d->user_cpu[idx] = cpu;
             task_spawn(d->task, task_entry_va(user_detect_reader), idx++,
                        cpu);
         }
         d->nreaders = idx;
+        if ( !kernel )
+            continue;
+        cpumask_set_cpu(cpu, &d->kreader_cpus);
         kreaders[cpu] = thread_alloc_detached("kreader", kernel_reader, d,
                                               cpu);
         kreaders[cpu]->detached = false;
@@ -999,8 +1029,6 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     {
         uint64_t now = rdtsc(), n = READ_ONCE(d->flushes);
 
-        if ( cfg->stop_on_stale && total_stale(d) )
-            break;
         if ( n != last )
         {
             last = n;
@@ -1027,7 +1055,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         }
         yield();
     }
-    for_each_cpu ( cpu, &d->reader_cpus )
+    for_each_cpu ( cpu, &d->kreader_cpus )
     {
         if ( thread_join(kreaders[cpu], WAIT_BOUND_MS) )
             panic("tlb detector: kernel reader on CPU%u did not stop", cpu);

@@ -74,6 +74,13 @@ void user_detect_reader(void *arg)
          */
         if ( c->pace_us && !(++rounds % c->burst) )
             sys_sleep(c->pace_us);
+        else if ( c->burst < 1000000 )
+            /*
+             * The kernel reader on this CPU takes its turn: a flush is
+             * checked here once both read after it.  At the top burst
+             * this reader spins alone on its CPU (kernel/tlb-detect.c).
+             */
+            sys_yield();
     }
     r->running = 0;
     sys_exit(0);

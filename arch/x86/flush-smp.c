@@ -144,7 +144,10 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
                 ci->flush.assisted_failed++;
         }
         else
+        {
             ci->flush.no_assist_forced++;
+            ci->flush.no_assist_ipis += cpumask_weight(&remote);
+        }
     }
 
     ci->flush_req.va = va;

@@ -157,6 +157,7 @@ struct flush_counters
     uint64_t assisted_shared;           /* ok, served by another CPU's call */
     uint64_t pv_flagged;                /* KVM: preempted vCPUs flagged */
     uint64_t no_assist_forced;          /* could have gone to L0, did not */
+    uint64_t no_assist_ipis;            /* CPUs those sent IPIs to */
     uint64_t clock_skips;               /* CPUs the clock filtered out */
     uint64_t clock_wraps;               /* wraps this CPU led */
     uint64_t stale_reads;               /* seen by the stale-TLB detector */

@@ -54,6 +54,11 @@ unit-tests += tlb-clock
 unit-tlb-clock-src := tests/unit/test-tlb-clock.c arch/x86/tlb-clock.c \
                       kernel/cpumask.c kernel/vsnprintf.c
 
+unit-tests += flush-inject
+unit-flush-inject-src := tests/unit/test-flush-inject.c \
+                         arch/x86/flush-inject.c arch/x86/tlb-clock.c \
+                         kernel/cpumask.c kernel/vsnprintf.c kernel/string.c
+
 unit-tests += lazy-unmap
 unit-lazy-unmap-src := tests/unit/test-lazy-unmap.c kernel/lazy-unmap.c \
                        arch/x86/tlb-clock.c kernel/cpumask.c \
