@@ -90,10 +90,12 @@ static bool readers_spin(void)
 /*
  * How long a table walk holds interrupts off between reading the
  * directory entry and the table: the window in which a table freed
- * without waiting for this CPU is read after the free.
+ * without waiting for this CPU is read after the free.  Counted in
+ * loop turns, not TSC time: under Xen in TCG a RDTSC may exit, and an
+ * exit empties the TLB that the other checks need full.
  */
-static unsigned int opt_walk_us = 1;
-uint_param("tlb-detect-walk-us", opt_walk_us, 0, 1000);
+static unsigned int opt_walk_spins = 200;
+uint_param("tlb-detect-walk-spins", opt_walk_spins, 0, 10000000);
 
 /* A slot only the kernel readers read: unmapped or write-protected. */
 struct fault_slot
@@ -324,7 +326,9 @@ static void walk_table_slot(struct detect_run *d, struct kreader *k,
         t = phys_to_virt(l2e & PTE_ADDR_MASK);
     }
     table = l2e & PTE_ADDR_MASK;
-    udelay(d->cfg->walk_us ? d->cfg->walk_us : opt_walk_us);
+    for ( volatile unsigned int i = d->cfg->walk_spins ?: opt_walk_spins;
+          i; i-- )
+        ;
     e = READ_ONCE(t[(fs->va >> PAGE_SHIFT) & 511]);
     tf = frame_info(table);
     if ( !tf || (tf->flags & (FRAME_F_FREE | FRAME_F_DIRTY)) )
@@ -1039,7 +1043,12 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
             r->stalled_ms = cycles_to_ns(now - since) / 1000000;
             break;
         }
-        thread_sleep_us(1000);
+        /*
+         * Seldom: each look is a switch on CPU0, a reader's CPU, and
+         * under Xen a switch's MSR writes exit, which empties the TLB
+         * whose stale entries the readers are there to find.
+         */
+        thread_sleep_us(50000);
     }
     stop_run(d);
     r->ms = cycles_to_ns(rdtsc() - d->start) / 1000000;
@@ -1063,7 +1072,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
 
     /* User readers exit by themselves; collect before the task goes. */
     waited = rdtsc();
-    while ( !READ_ONCE(d->task->done) && cfg->user_slots )
+    while ( !READ_ONCE(d->task->done) && d->nreaders )
     {
         if ( rdtsc() - waited > ms_to_cycles(WAIT_BOUND_MS) )
         {
@@ -1076,7 +1085,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     collect(d, r);
 
     teardown(d);
-    if ( cfg->user_slots )
+    if ( d->nreaders )
         task_wait(d->task, WAIT_BOUND_MS);
     else
     {

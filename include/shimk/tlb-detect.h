@@ -47,8 +47,8 @@ struct detect_config
                                        checked one (progress stopped) */
     unsigned int full_every;        /* every n-th flush is a full one */
     bool stop_on_stale;             /* end at the first stale read */
-    unsigned int walk_us;           /* table walks' window; 0: the
-                                       tlb-detect-walk-us= option's */
+    unsigned int walk_spins;        /* table walks' window; 0: the
+                                       tlb-detect-walk-spins= option's */
 };
 
 /* Stale reads, by what the reader caught. */

@@ -246,7 +246,7 @@ static struct detect_config config_for(enum tlb_inject c)
         cfg.user_slots = 0;
         cfg.kernel_slots = 0;
         cfg.ops = DETECT_OP_TABLE;
-        cfg.walk_us = 20;
+        cfg.walk_spins = 20000;
         break;
     default:
         break;
