@@ -25,5 +25,7 @@ obj-y += kernel/sort.o
 obj-y += kernel/syscall.o
 obj-y += kernel/task.o
 obj-y += kernel/tlb-detect.o
+obj-y += kernel/tlb-detect-read.o
+obj-y += kernel/tlb-detect-change.o
 obj-y += kernel/bench-stats.o
 obj-y += kernel/tlbbench.o

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The stale-TLB detector's shared state: slots, readers, the run (private). */
+#ifndef KERNEL_TLB_DETECT_RUN_H
+#define KERNEL_TLB_DETECT_RUN_H
+
+#include <shimk/cpumask.h>
+#include <shimk/syscall-abi.h>
+#include <shimk/tlb-detect.h>
+#include <shimk/types.h>
+#include <asm/page.h>
+#include "../user/programs.h"
+
+/* Layout and sizes: kernel/tlb-detect.c says what each kind is for. */
+#define CONTROL_VA  (USER_ARGS_VA + 0x10000)
+#define SLOT_VA     (USER_HEAP_VA + 0x40000000)
+#define FAULT_VA    (SLOT_VA + 0x400000)            /* one 2 MiB region */
+#define TABLE_VA    (SLOT_VA + 0x600000)            /* one region each */
+#define HUGE_VA     (SLOT_VA + 0x1000000)
+#define KWINDOW     (IOREMAP_BASE + (256ull << 30))
+#define FAULT_SLOTS 8
+#define TABLE_SLOTS 2
+#define FAULT_ID    0x1000u                         /* tags' slot field */
+#define TABLE_ID    0x1100u
+#define GROUP       4                               /* pages per range */
+#define SCRATCH     8                               /* word a write hits */
+
+/* A slot only the kernel readers read: unmapped or write-protected. */
+struct fault_slot
+{
+    vaddr_t va;
+    unsigned int id;
+    bool table;                     /* alone in its page table */
+    volatile uint64_t gen;          /* published */
+    volatile uint64_t wp;           /* odd: published read-only */
+    uint64_t visits;
+};
+
+struct kreader
+{
+    struct detect_reader r;
+    uint64_t by[NR_DETECT_CATCH];
+    uint64_t faults, blocked, walks;
+    enum detect_catch first;
+};
+
+enum item_kind
+{
+    ITEM_GROUP,                     /* GROUP user slots */
+    ITEM_KSLOT,
+    ITEM_FAULT,
+    ITEM_HUGE,
+};
+
+struct item
+{
+    enum item_kind kind;
+    unsigned int index;
+    uint64_t visits;
+};
+
+#define MAX_ITEMS (DETECT_SLOTS_MAX / GROUP + DETECT_SLOTS_MAX + \
+                   FAULT_SLOTS + TABLE_SLOTS + 1)
+#define MAX_READERS (DETECT_READERS_MAX + NR_CPUS)
+
+struct detect_run
+{
+    const struct detect_config *cfg;
+    unsigned int ops;               /* cfg->ops less what cannot run */
+    struct task *task;
+    struct detect_control *ctl;     /* the user slots' control page */
+    struct detect_control kctl;     /* the kernel slots' */
+    paddr_t ctl_pa;
+    paddr_t huge_pa;
+    struct fault_slot fslot[FAULT_SLOTS + TABLE_SLOTS];
+    unsigned int nfslots;
+    struct item item[MAX_ITEMS];
+    unsigned int nitems;
+    volatile uint64_t flushes;      /* checked: every reader read after */
+    volatile uint64_t unchecked;    /* some reader did not, in time */
+    volatile uint64_t ops_done[NR_DETECT_OPS];
+    volatile uint64_t checked_on[NR_CPUS];
+    volatile bool stop;
+    uint64_t start;                 /* TSC, CPU0's */
+    uint64_t stall;                 /* TSC: the most a run may go with no
+                                       checked flush */
+    unsigned int nreaders;          /* user readers */
+    unsigned int user_cpu[DETECT_READERS_MAX];
+    cpumask_t reader_cpus;          /* CPUs with a reader of either kind */
+    cpumask_t kreader_cpus;         /* CPUs with a kernel reader */
+    volatile unsigned int remappers_running;
+    struct kreader kreader[NR_CPUS];
+};
+
+struct remapper_arg
+{
+    struct detect_run *d;
+    unsigned int index;
+};
+
+/* Readers' pacing (tlb-detect-burst=, tlb-detect-pace-us=). */
+extern unsigned int detect_pace_us, detect_burst;
+
+/* At the top burst readers spin alone on their CPU (tlb-detect-read.c). */
+bool detect_readers_spin(void);
+
+/* kernel/tlb-detect-read.c: one kernel reader, on its CPU. */
+void detect_kernel_reader(void *arg);
+
+/* kernel/tlb-detect-change.c: one remapper; the run's end. */
+void detect_remapper(void *arg);
+void detect_stop_run(struct detect_run *d);
+bool detect_run_over(struct detect_run *d);
+
+/* kernel/tlb-detect.c */
+paddr_t detect_new_frame(void);
+uint64_t detect_total_stale(struct detect_run *d);
+
+#endif /* KERNEL_TLB_DETECT_RUN_H */
