@@ -73,6 +73,26 @@ KTEST(tasks, faults_kill_the_task_not_the_kernel)
     }
 }
 
+/*
+ * Run a user/mm.c step list on this CPU and copy its results out;
+ * task_wait()'s answer (0: it exited cleanly), or -1 if it never ran.
+ */
+static int run_steps(const char *name, void (*entry)(void *), uint64_t *res,
+                     uint64_t *n)
+{
+    struct task *tk = task_create(name);
+    struct mm_args *a = task_args(tk);
+
+    if ( task_run(tk, entry, smp_processor_id()) <= 0 )
+        return -1;
+    while ( !READ_ONCE(tk->done) )
+        yield();
+    *n = a->nresults;
+    for ( unsigned int i = 0; i < *n && i < 32; i++ )
+        res[i] = a->result[i];
+    return task_wait(tk, TASK_MS);
+}
+
 KTEST(tasks, memory_syscalls)
 {
     /* What user/mm.c's steps must return, in order. */
@@ -82,17 +102,9 @@ KTEST(tasks, memory_syscalls)
     };
     uint32_t before = frames_now();
     unsigned int super_before = frames_2m_free();
-    struct task *tk = task_create("mm");
-    struct mm_args *a = task_args(tk);
     uint64_t res[32], n;
 
-    KT_ASSERT(t, task_run(tk, user_mm, smp_processor_id()) > 0);
-    while ( !READ_ONCE(tk->done) )
-        yield();
-    n = a->nresults;
-    for ( unsigned int i = 0; i < n && i < 32; i++ )
-        res[i] = a->result[i];
-    KT_EQ(t, task_wait(tk, TASK_MS), 0);
+    KT_EQ(t, run_steps("mm", user_mm, res, &n), 0);
     KT_EQ(t, n, ARRAY_SIZE(want));
     for ( unsigned int i = 0; i < ARRAY_SIZE(want); i++ )
         KT_ASSERTF(t, (int64_t)res[i] == want[i], "step %u returned %ld, "
@@ -112,17 +124,9 @@ KTEST(tasks, memory_superpage)
     static const int64_t want[] = { 0, 0, 0, 0 };
     uint32_t before = frames_now();
     unsigned int super_before = frames_2m_free();
-    struct task *tk = task_create("mm-2m");
-    struct mm_args *a = task_args(tk);
     uint64_t res[32], n;
 
-    KT_ASSERT(t, task_run(tk, user_mm_superpage, smp_processor_id()) > 0);
-    while ( !READ_ONCE(tk->done) )
-        yield();
-    n = a->nresults;
-    for ( unsigned int i = 0; i < n && i < 32; i++ )
-        res[i] = a->result[i];
-    KT_EQ(t, task_wait(tk, TASK_MS), 0);
+    KT_EQ(t, run_steps("mm-2m", user_mm_superpage, res, &n), 0);
     KT_ASSERT(t, n >= 1);
     /* Only SYS_MAP takes superpages: none free is the only excuse. */
     if ( (int64_t)res[0] == -ENOMEM && !super_before )
