@@ -73,6 +73,19 @@ KTEST(tasks, faults_kill_the_task_not_the_kernel)
     }
 }
 
+/* Each step returned what it must, and nothing leaked. */
+static void check_steps(struct ktest *t, const uint64_t *res,
+                        const int64_t *want, unsigned int n, uint32_t before,
+                        unsigned int super_before)
+{
+    for ( unsigned int i = 0; i < n; i++ )
+        KT_ASSERTF(t, (int64_t)res[i] == want[i], "step %u returned %ld, "
+                   "want %ld", i, (long)res[i], (long)want[i]);
+    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
+               (int)(before - frames_now()));
+    KT_EQ(t, frames_2m_free(), super_before);
+}
+
 /*
  * Run a user/mm.c step list on this CPU and copy its results out;
  * task_wait()'s answer (0: it exited cleanly), or -1 if it never ran.
@@ -106,12 +119,7 @@ KTEST(tasks, memory_syscalls)
 
     KT_EQ(t, run_steps("mm", user_mm, res, &n), 0);
     KT_EQ(t, n, ARRAY_SIZE(want));
-    for ( unsigned int i = 0; i < ARRAY_SIZE(want); i++ )
-        KT_ASSERTF(t, (int64_t)res[i] == want[i], "step %u returned %ld, "
-                   "want %ld", i, (long)res[i], (long)want[i]);
-    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
-               (int)(before - frames_now()));
-    KT_EQ(t, frames_2m_free(), super_before);
+    check_steps(t, res, want, ARRAY_SIZE(want), before, super_before);
 }
 
 /*
@@ -134,12 +142,7 @@ KTEST(tasks, memory_superpage)
     KT_ASSERTF(t, (int64_t)res[0] == 0, "mapping a superpage returned %ld "
                "with %u free", (long)res[0], super_before);
     KT_EQ(t, n, ARRAY_SIZE(want));
-    for ( unsigned int i = 0; i < ARRAY_SIZE(want); i++ )
-        KT_ASSERTF(t, (int64_t)res[i] == want[i], "step %u returned %ld, "
-                   "want %ld", i, (long)res[i], (long)want[i]);
-    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
-               (int)(before - frames_now()));
-    KT_EQ(t, frames_2m_free(), super_before);
+    check_steps(t, res, want, ARRAY_SIZE(want), before, super_before);
 }
 
 KTEST(tasks, threads_run_in_parallel)
