@@ -59,6 +59,13 @@ unit-flush-inject-src := tests/unit/test-flush-inject.c \
                          arch/x86/flush-inject.c arch/x86/tlb-clock.c \
                          kernel/cpumask.c kernel/vsnprintf.c kernel/string.c
 
+unit-tests += cpio
+unit-cpio-src := tests/unit/test-cpio.c kernel/cpio.c kernel/string.c
+
+unit-tests += elf-load
+unit-elf-load-src := tests/unit/test-elf-load.c kernel/elf-load.c \
+                     kernel/string.c
+
 unit-tests += lazy-unmap
 unit-lazy-unmap-src := tests/unit/test-lazy-unmap.c kernel/lazy-unmap.c \
                        arch/x86/tlb-clock.c kernel/cpumask.c \
