@@ -27,7 +27,7 @@ endif
 
 .DEFAULT_GOAL := all
 .PHONY: all run check bench stress iso defconfig menuconfig olddefconfig \
-        savedefconfig clean help deps unit unit-build matrix
+        savedefconfig clean help deps unit unit-build matrix user-elf
 
 # --- configuration -----------------------------------------------------------
 
@@ -84,7 +84,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
             -z noexecstack --no-warn-rwx-segments --build-id=none \
             --fatal-warnings -T linker.ld
 
-all: $(BUILD)/shimk.elf
+all: $(BUILD)/shimk.elf user-elf
 
 $(BUILD)/%.o: %.c $(CONFIG_H) | $(XEN_INC)
 	@mkdir -p $(dir $@)
@@ -98,6 +98,25 @@ $(BUILD)/%.o: %.S $(CONFIG_H) | $(XEN_INC)
 
 user-y :=
 include user/build.mk
+
+# Static ELF programs for run= (the SDK's examples and the hostile
+# inputs made from them), built with the SDK's own tools/shimk-cc.
+SDK_EXAMPLES := $(patsubst sdk/examples/%.c,$(BUILD)/user-elf/%,\
+                  $(wildcard sdk/examples/*.c))
+SDK_FILES    := tools/shimk-cc sdk/crt0.S sdk/lib.c sdk/user.ld \
+                $(wildcard sdk/include/*.h) include/shimk/syscall-abi.h
+
+$(BUILD)/user-elf/%: sdk/examples/%.c $(SDK_FILES)
+	@mkdir -p $(dir $@)
+	@echo "  SHIMKCC $@"
+	@tools/shimk-cc -o $@ $< -Werror
+
+$(BUILD)/user-elf/bad/stamp: $(BUILD)/user-elf/hello tools/mkbadelf
+	@echo "  BADELF  $(dir $@)"
+	@tools/mkbadelf $< $(dir $@)
+	@touch $@
+
+user-elf: $(SDK_EXAMPLES) $(BUILD)/user-elf/bad/stamp
 
 $(BUILD)/shimk.elf: $(KERNEL_OBJS) $(USER_OBJS) $(BUILD)/user/checked linker.ld
 	@echo "  LD      $@"
@@ -137,7 +156,8 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/check
 	@{ $(MAKE) --no-print-directory unit || true; \
-	   tools/run-matrix || true; } 2>&1 | tee $(BUILD)/check/check.log
+	   tools/run-matrix || true; \
+	   tests/gdb-check || true; } 2>&1 | tee $(BUILD)/check/check.log
 	@tools/check-summary $(BUILD)/check/check.log
 
 matrix: all
@@ -171,6 +191,7 @@ help:
 	@echo "make bench        tlbbench in every environment, $(BUILD)/bench/report.md"
 	@echo "make stress       the detector rows at 1,000,000 flushes"
 	@echo "make unit         host unit tests only"
+	@echo "make user-elf     the SDK's example programs, $(BUILD)/user-elf/"
 	@echo "make matrix       boot matrix only (tests/boot-matrix.ini)"
 	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"
 	@echo "make defconfig | menuconfig | olddefconfig | savedefconfig"

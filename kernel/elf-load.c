@@ -159,3 +159,53 @@ const char *elf_status_name(enum elf_status s)
     return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s]
                                                               : "?";
 }
+
+int elf_stack_setup(void *page, uint64_t page_va, size_t page_size,
+                    const char *const *argv, unsigned int argc,
+                    uint64_t entry, uint64_t *rsp)
+{
+    unsigned char *b = page;
+    size_t strings = 0, words, at;
+    uint64_t str_va, w;
+
+    for ( unsigned int i = 0; i < argc; i++ )
+    {
+        size_t n = strlen(argv[i]) + 1;
+
+        if ( n > page_size || strings > page_size - n )
+            return -1;
+        strings += n;
+    }
+    /* argc, argv and its NULL, envp's NULL, three auxv pairs. */
+    words = 1 + argc + 1 + 1 + 6;
+    if ( argc > page_size / 8 ||
+         words * 8 + 16 + strings > page_size )
+        return -1;
+
+    /* Strings at the very top, the words below them, RSP 16-aligned. */
+    at = page_size - strings;
+    str_va = page_va + at;
+    at = (at - words * 8) & ~(size_t)15;
+    *rsp = page_va + at;
+
+#define PUT(v) (w = (v), memcpy(b + at, &w, 8), at += 8)
+    PUT(argc);
+    for ( unsigned int i = 0; i < argc; i++ )
+    {
+        size_t n = strlen(argv[i]) + 1;
+
+        PUT(str_va);
+        memcpy(b + (str_va - page_va), argv[i], n);
+        str_va += n;
+    }
+    PUT(0);                     /* argv's end */
+    PUT(0);                     /* envp: empty */
+    PUT(ELF_AT_PAGESZ);
+    PUT(PAGE);
+    PUT(ELF_AT_ENTRY);
+    PUT(entry);
+    PUT(ELF_AT_NULL);
+    PUT(0);
+#undef PUT
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include <shimk/boot-info.h>
 #include <shimk/cmdline.h>
 #include <shimk/console.h>
+#include <shimk/exec.h>
 #include <shimk/frame.h>
 #include <shimk/heap.h>
 #include <shimk/ktest.h>
@@ -99,6 +100,7 @@ static int worse(int a, int b)
 static __noreturn void run_and_exit(void)
 {
     const char *sel = ktest_selection(), *bench = bench_selection();
+    const char *run = run_selection();
     int code = EXIT_ALL_SKIPPED;
 
     if ( sel[0] )
@@ -113,7 +115,10 @@ static __noreturn void run_and_exit(void)
     }
     if ( bench[0] )
         code = worse(code, tlbbench_run(bench));
-    if ( sel[0] || bench[0] )
+    /* The user's own programs last: ktest= and bench= are shimk's. */
+    if ( run[0] )
+        code = worse(code, run_programs());
+    if ( sel[0] || bench[0] || run[0] )
     {
         flush_counters_print();
         sched_timer_print();
@@ -150,6 +155,7 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     frames_init(&boot_info);
     mm_init(&boot_info);
     heap_init();
+    initrd_init();
 
     flush_init();
 

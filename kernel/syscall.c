@@ -25,13 +25,20 @@
 
 #define WRITE_MAX 4096
 
-static bool in_code(uint64_t va, unsigned int order)
+/* The shared user/ code, which an ELF program does not have. */
+static bool in_code(const struct task *t, uint64_t va, unsigned int order)
 {
     extern char __user_start[], __user_end[];
     uint64_t size = (uint64_t)(__user_end - __user_start);
     uint64_t len = PAGE_SIZE << order;
 
-    return va < USER_CODE_VA + size && USER_CODE_VA < va + len;
+    return !t->own_code && va < USER_CODE_VA + size &&
+           USER_CODE_VA < va + len;
+}
+
+static bool is_args(const struct task *t, uint64_t va)
+{
+    return t->args && va == USER_ARGS_VA;
 }
 
 static bool order_ok(uint64_t order, uint64_t va)
@@ -47,7 +54,7 @@ static unsigned int prot_of(uint64_t uprot)
            (uprot & UPROT_EXEC ? PROT_EXEC : 0);
 }
 
-static long sys_write(uint64_t buf, uint64_t len)
+static long sys_write(struct task *t, uint64_t buf, uint64_t len)
 {
     char chunk[256];
     uint64_t done = 0;
@@ -65,7 +72,7 @@ static long sys_write(uint64_t buf, uint64_t len)
             if ( (chunk[i] < 0x20 && chunk[i] != '\n' && chunk[i] != '\t') ||
                  chunk[i] == 0x7f )
                 chunk[i] = '?';
-        console_write(chunk, n);
+        task_write(t, chunk, n);
         done += n;
     }
     return (long)done;
@@ -79,7 +86,7 @@ static long sys_map(struct task *t, uint64_t va, uint64_t order,
 
     if ( !order_ok(order, va) || (uprot & ~(uint64_t)7) )
         return -EINVAL;
-    if ( va >= USER_TOP || in_code(va, order) )
+    if ( va >= USER_TOP || in_code(t, va, order) )
         return -EPERM;
     pa = order == ORDER_2M ? frame_alloc_2m() : frame_alloc_user();
     if ( !pa )
@@ -103,7 +110,7 @@ static long sys_unmap(struct task *t, uint64_t va, uint64_t order,
 
     if ( !order_ok(order, va) || (flags & ~(uint64_t)UNMAP_LAZY) )
         return -EINVAL;
-    if ( va >= USER_TOP || in_code(va, order) || va == USER_ARGS_VA )
+    if ( va >= USER_TOP || in_code(t, va, order) || is_args(t, va) )
         return -EPERM;
     if ( flags & UNMAP_LAZY )
         return order == ORDER_4K ? aspace_unmap_lazy(t->as, va, order)
@@ -123,7 +130,7 @@ static long sys_protect(struct task *t, uint64_t va, uint64_t order,
 {
     if ( !order_ok(order, va) || (uprot & ~(uint64_t)7) )
         return -EINVAL;
-    if ( va >= USER_TOP || in_code(va, order) || va == USER_ARGS_VA )
+    if ( va >= USER_TOP || in_code(t, va, order) || is_args(t, va) )
         return -EPERM;
     return aspace_protect(t->as, va, order, prot_of(uprot));
 }
@@ -140,7 +147,7 @@ void do_syscall(struct cpu_regs *regs)
     case SYS_EXIT:
         task_exit_current((int)a0);
     case SYS_WRITE:
-        ret = sys_write(a0, a1);
+        ret = sys_write(t, a0, a1);
         break;
     case SYS_YIELD:
         yield();

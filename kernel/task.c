@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* User tasks: address space set-up, ring-3 threads, kills and exits. */
 
+#include <shimk/console.h>
+#include <shimk/elf-load.h>
 #include <shimk/errno.h>
 #include <shimk/frame.h>
 #include <shimk/heap.h>
@@ -78,23 +80,11 @@ static void user_thread_main(void *arg)
     enter_user(s.rip, s.rsp, s.arg);
 }
 
-int task_spawn(struct task *t, uint64_t entry, uint64_t arg, unsigned int cpu)
+/* A fresh stack in slot's 64 KiB; the gap below it is a guard. */
+static int map_stack(struct task *t, unsigned int slot, paddr_t *top_pa)
 {
-    struct user_start *s;
-    struct thread *th;
-    unsigned int slot;
-    vaddr_t stack;
+    vaddr_t stack = USER_STACK_VA + (vaddr_t)slot * USER_STACK_SLOT;
 
-    if ( entry >= USER_TOP || entry < PAGE_SIZE )
-        return -EFAULT;
-    if ( cpu >= NR_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask) )
-        cpu = smp_processor_id();
-    slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
-    if ( slot >= TASK_THREADS_MAX )
-        return -EAGAIN;
-
-    /* A fresh stack in its own slot; the gap below it is a guard. */
-    stack = USER_STACK_VA + (vaddr_t)slot * USER_STACK_SLOT;
     for ( vaddr_t va = stack; va < stack + USER_STACK_SIZE; va += PAGE_SIZE )
     {
         paddr_t pa = frame_alloc_user();
@@ -108,19 +98,82 @@ int task_spawn(struct task *t, uint64_t entry, uint64_t arg, unsigned int cpu)
             frame_free(pa);
             return rc;
         }
+        *top_pa = pa;
     }
+    return 0;
+}
 
-    s = kmalloc(sizeof(*s));
-    s->rip = entry;
-    s->rsp = stack + USER_STACK_SIZE - 8;   /* as after a call */
+static vaddr_t stack_top(unsigned int slot)
+{
+    return USER_STACK_VA + (vaddr_t)slot * USER_STACK_SLOT + USER_STACK_SIZE;
+}
+
+static int start_thread(struct task *t, uint64_t rip, uint64_t rsp,
+                        uint64_t arg, unsigned int cpu)
+{
+    struct user_start *s = kmalloc(sizeof(*s));
+    struct thread *th;
+
+    s->rip = rip;
+    s->rsp = rsp;
     s->arg = arg;
     __atomic_fetch_add(&t->nr_threads, 1, __ATOMIC_SEQ_CST);
     aspace_get(t->as);
     th = thread_alloc_detached(t->name, user_thread_main, s, cpu);
     th->aspace = t->as;
     th->task = t;
+    if ( !t->main_id )
+        t->main_id = th->id;
     thread_start(th);
     return (int)th->id;
+}
+
+static unsigned int pick_cpu(unsigned int cpu)
+{
+    if ( cpu >= NR_CPUS || !cpumask_test_cpu(cpu, &cpu_online_mask) )
+        cpu = smp_processor_id();
+    return cpu;
+}
+
+int task_spawn(struct task *t, uint64_t entry, uint64_t arg, unsigned int cpu)
+{
+    unsigned int slot;
+    paddr_t top;
+    int rc;
+
+    if ( entry >= USER_TOP || entry < PAGE_SIZE )
+        return -EFAULT;
+    cpu = pick_cpu(cpu);
+    slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
+    if ( slot >= TASK_THREADS_MAX )
+        return -EAGAIN;
+    rc = map_stack(t, slot, &top);
+    if ( rc )
+        return rc;
+    /* As after a call: the ABI's alignment at a function's entry. */
+    return start_thread(t, entry, stack_top(slot) - 8, arg, cpu);
+}
+
+int task_spawn_main(struct task *t, uint64_t entry, unsigned int cpu,
+                    const char *const *argv, unsigned int argc)
+{
+    unsigned int slot;
+    uint64_t rsp;
+    paddr_t top;
+    int rc;
+
+    if ( entry >= USER_TOP || entry < PAGE_SIZE )
+        return -EFAULT;
+    slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
+    if ( slot >= TASK_THREADS_MAX )
+        return -EAGAIN;
+    rc = map_stack(t, slot, &top);
+    if ( rc )
+        return rc;
+    if ( elf_stack_setup(phys_to_virt(top), stack_top(slot) - PAGE_SIZE,
+                         PAGE_SIZE, argv, argc, entry, &rsp) )
+        return -E2BIG;
+    return start_thread(t, entry, rsp, argc, pick_cpu(cpu));
 }
 
 struct task *task_create(const char *name)
@@ -129,6 +182,7 @@ struct task *task_create(const char *name)
 
     ksnprintf(t->name, sizeof(t->name), "%s", name);
     t->id = __atomic_fetch_add(&next_task_id, 1, __ATOMIC_RELAXED);
+    t->out_lock = (spinlock_t)SPINLOCK_INIT("task-out");
     t->as = aspace_create();
     if ( map_code(t) )
         panic("task %s: cannot map the user code", name);
@@ -137,6 +191,67 @@ struct task *task_create(const char *name)
                                 PROT_READ | PROT_WRITE) )
         panic("task %s: cannot map its args page", name);
     return t;
+}
+
+struct task *task_create_bare(const char *name)
+{
+    struct task *t = kzalloc(sizeof(*t));
+
+    ksnprintf(t->name, sizeof(t->name), "%s", name);
+    t->id = __atomic_fetch_add(&next_task_id, 1, __ATOMIC_RELAXED);
+    t->as = aspace_create();
+    t->own_code = true;
+    t->out_lock = (spinlock_t)SPINLOCK_INIT("task-out");
+    return t;
+}
+
+/* One line of a program's output, "name| " in front, in one write. */
+static void emit_line(struct task *t, bool newline)
+{
+    char line[sizeof(t->name) + 2 + sizeof(t->out) + 1];
+    int n = ksnprintf(line, sizeof(line), "%s| ", t->name);
+
+    memcpy(line + n, t->out, t->out_len);
+    n += t->out_len;
+    if ( newline )
+        line[n++] = '\n';
+    console_write(line, (size_t)n);
+    t->out_len = 0;
+}
+
+void task_write(struct task *t, const char *buf, size_t len)
+{
+    unsigned long f;
+
+    if ( !t->prefix_output )
+    {
+        console_write(buf, len);
+        return;
+    }
+    /* Threads of one task on several CPUs: their lines stay whole. */
+    f = spin_lock_irqsave(&t->out_lock);
+    for ( size_t i = 0; i < len; i++ )
+    {
+        if ( buf[i] == '\n' )
+        {
+            emit_line(t, true);
+            continue;
+        }
+        t->out[t->out_len++] = buf[i];
+        if ( t->out_len == sizeof(t->out) )
+            emit_line(t, true);
+    }
+    spin_unlock_irqrestore(&t->out_lock, f);
+}
+
+/* What is left of a last line without its newline. */
+static void flush_output(struct task *t)
+{
+    unsigned long f = spin_lock_irqsave(&t->out_lock);
+
+    if ( t->out_len )
+        emit_line(t, true);
+    spin_unlock_irqrestore(&t->out_lock, f);
 }
 
 int task_run(struct task *t, user_entry_t *entry, unsigned int cpu)
@@ -154,6 +269,11 @@ static __noreturn void user_thread_exit(int code)
 {
     struct task *t = current_task();
 
+    if ( current_thread()->id == t->main_id )
+    {
+        t->main_code = code;
+        WRITE_ONCE(t->main_exited, true);
+    }
     if ( __atomic_sub_fetch(&t->nr_threads, 1, __ATOMIC_SEQ_CST) == 0 )
     {
         t->exit_code = code;
@@ -164,8 +284,17 @@ static __noreturn void user_thread_exit(int code)
 
 int task_wait(struct task *t, uint64_t timeout_ms)
 {
+    struct task_end end;
+
+    return task_wait_end(t, timeout_ms, &end);
+}
+
+int task_wait_end(struct task *t, uint64_t timeout_ms, struct task_end *end)
+{
     uint64_t start = rdtsc(), bound = ms_to_cycles(timeout_ms);
     int code;
+
+    memset(end, 0, sizeof(*end));
 
     /* A task whose threads never started is done as well. */
     while ( !READ_ONCE(t->done) && READ_ONCE(t->nr_threads) )
@@ -184,6 +313,7 @@ int task_wait(struct task *t, uint64_t timeout_ms)
                 yield();
             }
             code = -ETIMEDOUT;
+            end->timed_out = true;
             goto out;
         }
         yield();
@@ -205,6 +335,11 @@ out:
         yield();
         cpu_relax();
     }
+    flush_output(t);
+    end->code = code;
+    end->main_exited = t->main_exited;
+    end->main_code = t->main_code;
+    memcpy(end->fault, t->fault, sizeof(end->fault));
     aspace_put(t->as);
     kfree(t);
     return code;
@@ -217,10 +352,16 @@ static void user_fault(struct cpu_regs *regs)
     if ( !t )
         panic_regs(regs, "%s in user mode outside any task",
                    exception_name(regs->vector));
-    pr_warn("task %s (id %u) killed: %s at rip %#lx (cr2 %#lx, error %#lx) "
-            "on CPU%u\n", t->name, t->id, exception_name(regs->vector),
-            (unsigned long)regs->rip, read_cr2(),
-            (unsigned long)regs->error_code, smp_processor_id());
+    char what[sizeof(t->fault)];
+
+    ksnprintf(what, sizeof(what), "%s at rip %#lx (cr2 %#lx, error %#lx) "
+              "on CPU%u", exception_name(regs->vector),
+              (unsigned long)regs->rip, read_cr2(),
+              (unsigned long)regs->error_code, smp_processor_id());
+    pr_warn("task %s (id %u) killed: %s\n", t->name, t->id, what);
+    /* The first fault is the cause; the others' threads only follow. */
+    if ( !__atomic_exchange_n(&t->killed, true, __ATOMIC_SEQ_CST) )
+        memcpy(t->fault, what, sizeof(what));
     task_kill(t);
     local_irq_enable();
     user_thread_exit(-EFAULT);

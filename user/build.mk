@@ -19,7 +19,7 @@ USER_CFLAGS := -std=gnu11 -O2 -g -pipe -march=x86-64 \
                -fno-stack-protector -fno-common -fno-jump-tables \
                -fno-asynchronous-unwind-tables -fno-strict-aliasing \
                -fno-tree-loop-distribute-patterns -fcf-protection=none \
-               -mgeneral-regs-only -nostdinc -isystem $(GCC_INC) -Iinclude \
+               -mgeneral-regs-only -nostdinc -isystem $(GCC_INC) -Isdk/include -Iinclude \
                -include $(CONFIG_H) -MMD -MP
 
 $(BUILD)/user/%.o: user/%.c $(CONFIG_H)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* tlbbench churn: threads on every CPU map, touch and unmap, like a parallel build. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 /*

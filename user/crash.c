@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Faults on purpose: each must kill this task and leave the kernel running. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 /* An address the compiler cannot reason about (or warn on). */

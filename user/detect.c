@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Stale-TLB detector reader: a tag older than its published generation is a stale TLB entry. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 /*

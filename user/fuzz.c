@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* System call fuzzer: random numbers and hostile pointers, counted. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The smallest user program: say where it runs, report through args. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 void user_hello(void *argp)

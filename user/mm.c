@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Memory system calls from ring 3: each step's result, for the kernel to judge. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 #define VA4K  (USER_HEAP_VA + 0x10000)

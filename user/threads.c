@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Threads of one address space on several CPUs at once. */
 
-#include "lib.h"
+#include <shimk-user.h>
 #include "programs.h"
 
 static void worker(void *arg)

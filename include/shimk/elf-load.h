@@ -53,4 +53,21 @@ enum elf_status elf_plan(const void *img, size_t len, uint64_t lo,
 /* "not a static executable", ... for a message. */
 const char *elf_status_name(enum elf_status s);
 
+/*
+ * The initial stack of a program's first thread, as the x86-64 psABI
+ * (section 3.4, "Process Initialization") lays it out: from the new
+ * RSP up, argc, argv[0..argc-1], NULL, an empty envp (NULL), the
+ * auxiliary vector (AT_PAGESZ, AT_ENTRY, AT_NULL), then the strings.
+ * page is the kernel's view of the stack's top page_size bytes, which
+ * the program sees at [page_va, page_va + page_size).  *rsp gets the
+ * 16-byte aligned RSP; -1 when it does not fit, else 0.
+ */
+#define ELF_AT_NULL   0
+#define ELF_AT_PAGESZ 6
+#define ELF_AT_ENTRY  9
+
+int elf_stack_setup(void *page, uint64_t page_va, size_t page_size,
+                    const char *const *argv, unsigned int argc,
+                    uint64_t entry, uint64_t *rsp);
+
 #endif /* SHIMK_ELF_LOAD_H */

@@ -39,4 +39,13 @@
 #define USER_STACK_SIZE 0x4000ull
 #define USER_HEAP_VA   0x0000100000000000ull   /* free for SYS_MAP */
 
+/*
+ * A program from the initrd (docs/user-abi.md) has none of the above
+ * but its stacks: its PT_LOAD segments may lie anywhere in
+ * [USER_ELF_LO, USER_ELF_HI), and its first thread's stack holds argc,
+ * argv, envp and auxv as the x86-64 psABI lays them out.
+ */
+#define USER_ELF_LO    0x0000000000010000ull
+#define USER_ELF_HI    USER_STACK_VA
+
 #endif /* SHIMK_SYSCALL_ABI_H */

@@ -149,9 +149,67 @@ static void entry_must_be_executable(void **state)
                         "the entry point is in no executable segment");
 }
 
+#define STACK_VA 0x7f0000003000ull
+
+/* What a program's _start finds: the psABI's words, in order. */
+static void initial_stack_layout(void **state)
+{
+    static const char *const argv[] = { "prog", "two" };
+    uint64_t page[512], rsp, w[12];
+    unsigned char *b = (unsigned char *)page;
+
+    memset(page, 0xa5, sizeof(page));
+    assert_int_equal(elf_stack_setup(page, STACK_VA, sizeof(page), argv, 2,
+                                     0x401000, &rsp), 0);
+    assert_int_equal(rsp % 16, 0);
+    assert_true(rsp >= STACK_VA && rsp < STACK_VA + sizeof(page));
+    memcpy(w, b + (rsp - STACK_VA), sizeof(w));
+    assert_int_equal(w[0], 2);                          /* argc */
+    assert_string_equal((char *)b + (w[1] - STACK_VA), "prog");
+    assert_string_equal((char *)b + (w[2] - STACK_VA), "two");
+    assert_int_equal(w[3], 0);                          /* argv's end */
+    assert_int_equal(w[4], 0);                          /* envp */
+    assert_int_equal(w[5], ELF_AT_PAGESZ);
+    assert_int_equal(w[6], 4096);
+    assert_int_equal(w[7], ELF_AT_ENTRY);
+    assert_int_equal(w[8], 0x401000);
+    assert_int_equal(w[9], ELF_AT_NULL);
+    /* The strings lie above the words, inside the page. */
+    assert_true(w[1] >= rsp + 10 * 8);
+    assert_true(w[2] + 4 <= STACK_VA + sizeof(page));
+}
+
+/* Arguments that do not fit are refused, never written past the page. */
+static void initial_stack_too_big(void **state)
+{
+    static char big[5000];
+    const char *argv[] = { big };
+    static const char *many[600];
+    unsigned char page[4096 + 64];
+    uint64_t rsp;
+
+    memset(big, 'x', sizeof(big) - 1);
+    memset(page, 0x5a, sizeof(page));
+    assert_int_equal(elf_stack_setup(page, STACK_VA, 4096, argv, 1, 0x401000,
+                                     &rsp), -1);
+    for ( unsigned int i = 0; i < 600; i++ )
+        many[i] = "a";
+    assert_int_equal(elf_stack_setup(page, STACK_VA, 4096, many, 600,
+                                     0x401000, &rsp), -1);
+    /* A string just too long to fit with the words. */
+    big[4096 - 10 * 8 - 16] = '\0';
+    argv[0] = big;
+    assert_int_equal(elf_stack_setup(page, STACK_VA, 4096, argv, 1, 0x401000,
+                                     &rsp), -1);
+    for ( unsigned int i = 4096; i < sizeof(page); i++ )
+        assert_int_equal(page[i], 0x5a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(initial_stack_layout),
+        cmocka_unit_test(initial_stack_too_big),
         cmocka_unit_test(plans_a_static_executable),
         cmocka_unit_test(not_elf_or_not_ours),
         cmocka_unit_test(bad_program_headers),

@@ -62,6 +62,9 @@ unit-flush-inject-src := tests/unit/test-flush-inject.c \
 unit-tests += cpio
 unit-cpio-src := tests/unit/test-cpio.c kernel/cpio.c kernel/string.c
 
+unit-tests += run-list
+unit-run-list-src := tests/unit/test-run-list.c kernel/run-list.c
+
 unit-tests += elf-load
 unit-elf-load-src := tests/unit/test-elf-load.c kernel/elf-load.c \
                      kernel/string.c

@@ -14,8 +14,8 @@ import tempfile
 import time
 
 from bootlib.common import (BENCH_FAIL_RE, EXIT_WAIT_S, KTEST_END_RE,
-                            NOT_OK_RE, PANIC_GRACE_S, ROOT, SHIMK_EXIT_RE,
-                            SHIMK_PANIC_RE, SUMMARY_RE)
+                            NOT_OK_RE, PANIC_GRACE_S, ROOT, RUN_FAIL_RE,
+                            SHIMK_EXIT_RE, SHIMK_PANIC_RE, SUMMARY_RE)
 
 
 class Run:
@@ -66,7 +66,8 @@ class Run:
         m = KTEST_END_RE.match(text)
         if m:
             self.ktest_end = tuple(int(x) for x in m.groups())
-        if NOT_OK_RE.match(text) or BENCH_FAIL_RE.match(text):
+        if NOT_OK_RE.match(text) or BENCH_FAIL_RE.match(text) or \
+                RUN_FAIL_RE.match(text):
             self.not_ok = True
         if SHIMK_PANIC_RE.match(text) and self.shimk_panic is None:
             self.shimk_panic = text

@@ -6,10 +6,17 @@
 # class in a module of its own, listed in bootlib/envs.py.
 
 import os
+import re
+import socket
 import sys
 
 from bootlib import console
-from bootlib.common import ELF_REL, kvm_usable, note
+from bootlib.common import ELF_REL, kvm_usable, newc, note
+
+# tools/boot --gdb: how long QEMU waits for GDB when no --timeout is given.
+GDB_TIMEOUT_S = 3600.0
+# The names run= accepts (kernel/run-list.c).
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,30}$")
 
 
 class Env:
@@ -26,12 +33,18 @@ class Env:
     panic_ends_run = True
     # Whether shimk's port 0xe9 output is kept for the log.
     debugcon = True
+    # Whether --gdb can stop shimk itself: not where an L0 runs in QEMU.
+    gdb_ok = True
 
     def __init__(self, args):
         self.a = args
         self.mem = args.mem if args.mem is not None else self.default_mem
         self.timeout = (args.timeout if args.timeout is not None
                         else self.default_timeout)
+        if args.gdb and args.timeout is None:
+            self.timeout = GDB_TIMEOUT_S
+        # The initrd of this run (make_initrd), or None.
+        self.initrd_file = None
 
     # --- before QEMU ---
     def check(self):
@@ -49,6 +62,42 @@ class Env:
         """Fetch or build what the run needs; may sys.exit(77 or 2)."""
         self.warn_unused()
 
+    def make_initrd(self, tmp):
+        """--module's files as a newc archive (or --initrd's file)."""
+        if self.a.initrd:
+            self.initrd_file = os.path.abspath(self.a.initrd)
+            return
+        if not self.a.module:
+            return
+        entries = []
+        for f in self.a.module:
+            name = os.path.basename(f)
+            if not RUN_NAME_RE.match(name):
+                note("--module %s: run= cannot name '%s' (letters, digits, "
+                     "'.', '_' and '-', at most 31)" % (f, name))
+            with open(f, "rb") as fh:
+                entries.append((name, 0o100755, fh.read()))
+        self.initrd_file = os.path.join(tmp, "initrd.cpio")
+        with open(self.initrd_file, "wb") as fh:
+            fh.write(newc(entries))
+
+    def gdb_args(self):
+        """QEMU halted before its first instruction, GDB's stub on a free
+        local port; prints how to attach."""
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        where = "127.0.0.1:%d" % port
+        note("gdb: QEMU starts halted, its GDB stub on %s (the run ends "
+             "after %g s; --timeout to change)" % (where, self.timeout))
+        note("gdb: attach with symbols from another terminal:")
+        note("    gdb -q -x tools/gdb/shimk.py -ex 'target remote %s' "
+             "build/shimk.elf" % where)
+        if self.accel == "kvm":
+            note("gdb: under KVM use hbreak, not break, before paging is "
+                 "on: QEMU writes a software breakpoint into guest memory")
+        return ["-S", "-gdb", "tcp:%s" % where]
+
     def qemu_memory(self):
         return self.mem
 
@@ -60,7 +109,11 @@ class Env:
                 "-cpu", self.a.cpu or self.default_cpu]
 
     def boot_args(self, tmp):
-        return ["-kernel", ELF_REL, "-append", self.a.append]
+        args = ["-kernel", ELF_REL, "-append", self.a.append]
+        if self.initrd_file:
+            # QEMU's PVH loader hands it over as start info module 0.
+            args += ["-initrd", self.initrd_file]
+        return args
 
     # --- while QEMU runs ---
     def line(self, run, text):

@@ -14,7 +14,7 @@ ISO_CACHE = os.path.join(BUILD, "iso-cache")
 XEN = os.path.join(BUILD, "xen", "xen")
 
 
-def iso_for(kind, cmdline, xen_args):
+def iso_for(kind, cmdline, xen_args, module=None):
     """Return an ISO with these command lines baked in, built on demand.
 
     Keyed on everything that goes into the image, so a rebuilt kernel or a
@@ -23,8 +23,13 @@ def iso_for(kind, cmdline, xen_args):
     mkiso = os.path.join(ROOT, "tools", "mkiso")
     inputs = [ELF, mkiso] + ([XEN] if kind == "grub-xen" else [])
     stamp = [[f, os.stat(f).st_mtime_ns, os.stat(f).st_size] for f in inputs]
+    # The initrd is made afresh for each run: its contents are the key.
+    mod_key = None
+    if module:
+        with open(module, "rb") as f:
+            mod_key = hashlib.sha1(f.read()).hexdigest()
     key = hashlib.sha1(json.dumps(
-        [kind, stamp, cmdline, xen_args]).encode()).hexdigest()
+        [kind, stamp, cmdline, xen_args, mod_key]).encode()).hexdigest()
     iso = os.path.join(ISO_CACHE, key + ".iso")
     newest = max(s[1] for s in stamp)
     if os.path.isfile(iso) and os.stat(iso).st_mtime_ns >= newest:
@@ -44,6 +49,8 @@ def iso_for(kind, cmdline, xen_args):
     cmd = [mkiso, "--out", iso, "--kernel", ELF, "--cmdline", cmdline]
     if kind == "grub-xen":
         cmd += ["--xen", XEN, "--xen-cmdline", xen_args]
+    if module:
+        cmd += ["--module", module]
     r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=300)
     if r.returncode != 0:
@@ -57,4 +64,5 @@ class GrubEnv(Env):
     name = "grub"
 
     def boot_args(self, tmp):
-        return ["-cdrom", iso_for("grub", self.a.append, "")]
+        return ["-cdrom", iso_for("grub", self.a.append, "",
+                                  self.initrd_file)]

@@ -89,6 +89,7 @@ class KvmNestedEnv(Env):
     default_cpu = "host"
     panic_ends_run = False
     debugcon = False
+    gdb_ok = False
 
     def __init__(self, args):
         super().__init__(args)
@@ -135,11 +136,16 @@ class KvmNestedEnv(Env):
         params = ("KVMRUN_SMP=%d\nKVMRUN_MEM=%d\nKVMRUN_CPU=%s\n"
                   "KVMRUN_END=%d\nKVMRUN_SILENT=%d\n"
                   % (self.a.smp, self.mem, self.l2_cpu(), self.end, silent))
-        run = common.newc([
+        files = [
             ("kvm-run", 0o040755, None),
             ("kvm-run/shimk.elf", 0o100644, elf),
             ("kvm-run/append", 0o100644, self.a.append.encode()),
-            ("kvm-run/params", 0o100644, params.encode())])
+            ("kvm-run/params", 0o100644, params.encode())]
+        if self.initrd_file:
+            # L1's QEMU passes it to shimk with -initrd (tools/kvm-l1-init).
+            with open(self.initrd_file, "rb") as f:
+                files.append(("kvm-run/initrd", 0o100644, f.read()))
+        run = common.newc(files)
         return common.initrd_with(L1_INITRAMFS, run,
                                   os.path.join(tmp, "kvm-initrd.cpio"))
 

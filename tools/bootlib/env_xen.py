@@ -86,6 +86,7 @@ class XenEnv(Env):
     default_timeout = 180.0
     serial_input = True
     debugcon = False
+    gdb_ok = False
     panic_re = XEN_PANIC_RE
 
     def __init__(self, args):
@@ -116,6 +117,10 @@ class XenEnv(Env):
     def boot_args(self, tmp):
         # QEMU splits -initrd at single commas.
         mod = (ELF_REL + " " + self.a.append).strip().replace(",", ",,")
+        if self.initrd_file:
+            # Xen hands dom0 the module after its kernel as the initrd,
+            # in the PVH start info's module list.
+            mod += "," + self.initrd_file.replace(",", ",,")
         return ["-kernel", XEN_REL, "-append", self.xargs, "-initrd", mod]
 
     def xen_line(self, run, body):
@@ -208,4 +213,5 @@ class GrubXenEnv(XenEnv):
     name = "grub-xen"
 
     def boot_args(self, tmp):
-        return ["-cdrom", iso_for("grub-xen", self.a.append, self.xargs)]
+        return ["-cdrom", iso_for("grub-xen", self.a.append, self.xargs,
+                                  self.initrd_file)]

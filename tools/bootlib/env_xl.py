@@ -58,8 +58,9 @@ def xl_quote(text):
     return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def xl_config(a, mem):
-    return "".join("%s = %s\n" % kv for kv in (
+def xl_config(a, mem, ramdisk=False):
+    extra = (("ramdisk", '"/xl-run/initrd.cpio"'),) if ramdisk else ()
+    return "".join("%s = %s\n" % kv for kv in extra + (
         ("name", xl_quote(XL_NAME)),
         ("type", '"pvh"'),
         ("kernel", '"/xl-run/shimk.elf"'),
@@ -129,12 +130,17 @@ class XlEnv(XenEnv):
         with open(ELF, "rb") as f:
             elf = f.read()
         params = "XLRUN_END=%d\n" % self.end
-        run = common.newc([
+        files = [
             ("xl-run", 0o040755, None),
             ("xl-run/shimk.elf", 0o100644, elf),
             ("xl-run/shimk.cfg", 0o100644,
-             xl_config(self.a, self.mem).encode()),
-            ("xl-run/params", 0o100644, params.encode())])
+             xl_config(self.a, self.mem, bool(self.initrd_file)).encode()),
+            ("xl-run/params", 0o100644, params.encode())]
+        if self.initrd_file:
+            # The domU's initrd: xl's ramdisk=, a PVH start info module.
+            with open(self.initrd_file, "rb") as f:
+                files.append(("xl-run/initrd.cpio", 0o100644, f.read()))
+        run = common.newc(files)
         return common.initrd_with(XL_INITRAMFS,
                                   gzip.compress(run, compresslevel=1),
                                   os.path.join(tmp, "xl-initrd.cpio.gz"))
