@@ -135,23 +135,28 @@ static unsigned int pick_cpu(unsigned int cpu)
     return cpu;
 }
 
+/* A thread's slot and its stack, for a thread that will start at entry. */
+static int thread_stack(struct task *t, uint64_t entry, unsigned int *slot,
+                        paddr_t *top)
+{
+    if ( entry >= USER_TOP || entry < PAGE_SIZE )
+        return -EFAULT;
+    *slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
+    if ( *slot >= TASK_THREADS_MAX )
+        return -EAGAIN;
+    return map_stack(t, *slot, top);
+}
+
 int task_spawn(struct task *t, uint64_t entry, uint64_t arg, unsigned int cpu)
 {
     unsigned int slot;
     paddr_t top;
-    int rc;
+    int rc = thread_stack(t, entry, &slot, &top);
 
-    if ( entry >= USER_TOP || entry < PAGE_SIZE )
-        return -EFAULT;
-    cpu = pick_cpu(cpu);
-    slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
-    if ( slot >= TASK_THREADS_MAX )
-        return -EAGAIN;
-    rc = map_stack(t, slot, &top);
     if ( rc )
         return rc;
     /* As after a call: the ABI's alignment at a function's entry. */
-    return start_thread(t, entry, stack_top(slot) - 8, arg, cpu);
+    return start_thread(t, entry, stack_top(slot) - 8, arg, pick_cpu(cpu));
 }
 
 int task_spawn_main(struct task *t, uint64_t entry, unsigned int cpu,
@@ -160,14 +165,8 @@ int task_spawn_main(struct task *t, uint64_t entry, unsigned int cpu,
     unsigned int slot;
     uint64_t rsp;
     paddr_t top;
-    int rc;
+    int rc = thread_stack(t, entry, &slot, &top);
 
-    if ( entry >= USER_TOP || entry < PAGE_SIZE )
-        return -EFAULT;
-    slot = __atomic_fetch_add(&t->next_slot, 1, __ATOMIC_RELAXED);
-    if ( slot >= TASK_THREADS_MAX )
-        return -EAGAIN;
-    rc = map_stack(t, slot, &top);
     if ( rc )
         return rc;
     if ( elf_stack_setup(phys_to_virt(top), stack_top(slot) - PAGE_SIZE,
