@@ -10,6 +10,7 @@
 #include <shimk/syscall-abi.h>
 #include <shimk/task.h>
 #include <asm/page.h>
+#include <asm/desc.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/regs.h>
@@ -142,7 +143,16 @@ void do_syscall(struct cpu_regs *regs)
     long ret;
 
     t->syscalls++;
-    switch ( regs->rax )
+    /*
+     * The return goes through IRETQ, which faults in ring 0, after
+     * SWAPGS, on a non-canonical RIP (SDM Vol. 2A, IRET): a task that
+     * places SYSCALL in the last bytes of the user half returns to
+     * 0x800000000000.  It has nowhere to go back to, so it is killed
+     * like a task that faulted there.  RSP gets the same rule.
+     */
+    if ( regs->rip >= USER_TOP || regs->rsp >= USER_TOP )
+        task_kill_bad_return(regs);
+    switch ( regs->cs == USER_CS32 ? (uint64_t)-1 : regs->rax )
     {
     case SYS_EXIT:
         task_exit_current((int)a0);

@@ -344,26 +344,44 @@ out:
     return code;
 }
 
+/* Kill the current task for what, and leave: the kernel goes on. */
+static __noreturn void kill_current(const char *what)
+{
+    struct task *t = current_task();
+
+    pr_warn("task %s (id %u) killed: %s\n", t->name, t->id, what);
+    /* The first fault is the cause; the others' threads only follow. */
+    if ( !__atomic_exchange_n(&t->killed, true, __ATOMIC_SEQ_CST) )
+        ksnprintf(t->fault, sizeof(t->fault), "%s", what);
+    task_kill(t);
+    local_irq_enable();
+    user_thread_exit(-EFAULT);
+}
+
 static void user_fault(struct cpu_regs *regs)
 {
     struct task *t = current_task();
+    char what[sizeof(t->fault)];
 
     if ( !t )
         panic_regs(regs, "%s in user mode outside any task",
                    exception_name(regs->vector));
-    char what[sizeof(t->fault)];
-
     ksnprintf(what, sizeof(what), "%s at rip %#lx (cr2 %#lx, error %#lx) "
               "on CPU%u", exception_name(regs->vector),
               (unsigned long)regs->rip, read_cr2(),
               (unsigned long)regs->error_code, smp_processor_id());
-    pr_warn("task %s (id %u) killed: %s\n", t->name, t->id, what);
-    /* The first fault is the cause; the others' threads only follow. */
-    if ( !__atomic_exchange_n(&t->killed, true, __ATOMIC_SEQ_CST) )
-        memcpy(t->fault, what, sizeof(what));
-    task_kill(t);
-    local_irq_enable();
-    user_thread_exit(-EFAULT);
+    kill_current(what);
+}
+
+void task_kill_bad_return(const struct cpu_regs *regs)
+{
+    char what[sizeof(((struct task *)0)->fault)];
+
+    ksnprintf(what, sizeof(what), "SYSCALL would return to a non-canonical "
+              "address (rip %#lx, rsp %#lx) on CPU%u",
+              (unsigned long)regs->rip, (unsigned long)regs->rsp,
+              smp_processor_id());
+    kill_current(what);
 }
 
 void task_user_return(void)

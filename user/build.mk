@@ -6,6 +6,7 @@ user-y += user/crash.o
 user-y += user/detect.o
 user-y += user/fuzz.o
 user-y += user/hello.o
+user-y += user/hostile.o
 user-y += user/mm.o
 user-y += user/threads.o
 

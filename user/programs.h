@@ -37,6 +37,33 @@ struct crash_args
 };
 void user_crash(void *arg);
 
+/*
+ * CPU state a task may set up on purpose at the ring-3 boundary
+ * (user/hostile.c, ktest tasks: hostile-*): each either comes back
+ * from the kernel as the ABI says or kills the task, never the kernel.
+ */
+enum hostile_kind
+{
+    HOSTILE_NT_SYSCALL,     /* RFLAGS.NT set by POPF, then SYSCALL */
+    HOSTILE_SYSCALL_AT_TOP, /* SYSCALL in the last 2 bytes of the half */
+    HOSTILE_COMPAT_SYSCALL, /* SYSCALL from compatibility mode */
+    HOSTILE_INT_N,          /* INT n, n = arg (0-255) */
+    HOSTILE_INT3,           /* the one-byte INT3 */
+    HOSTILE_ICEBP,          /* INT1 (0xf1) */
+    HOSTILE_INTO,           /* 0xce: invalid in 64-bit mode */
+    HOSTILE_BOUND,          /* 0x62 /r: invalid in 64-bit mode */
+    NR_HOSTILE_KINDS,
+};
+#define HOSTILE_CODE_VA 0x10000000ull   /* below 4 GiB, for compat mode */
+struct hostile_args
+{
+    uint64_t kind, arg;             /* in */
+    uint64_t result;                /* out: RAX after the call */
+    uint64_t rflags;                /* out: RFLAGS after it */
+    uint64_t reached_end;           /* out: came back at all */
+};
+void user_hostile(void *arg);
+
 /* The system call fuzzer. */
 struct fuzz_args
 {

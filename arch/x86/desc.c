@@ -28,7 +28,7 @@ static struct idt_gate idt[NR_VECTORS] __aligned(16);
 
 /* entry.S: one stub per vector; syscall.S: the SYSCALL entry. */
 extern const uint64_t trap_stub_table[NR_VECTORS];
-extern char syscall_entry[];
+extern char syscall_entry[], syscall32_entry[];
 
 #define GATE_INTERRUPT 0x8e     /* present, DPL 0, 64-bit interrupt gate */
 
@@ -115,12 +115,27 @@ void desc_load_cpu(struct cpu_info *ci)
     /*
      * SYSCALL (SDM Vol. 2B): kernel CS/SS from STAR[47:32], SYSRET's
      * user selectors from STAR[63:48] (see the GDT layout in
-     * asm/desc.h); entry with IF, DF, TF and AC cleared.
+     * asm/desc.h).  SFMASK clears on entry every flag a task can set
+     * that the kernel must not run with: IF, DF, TF, AC, and NT, which
+     * POPF sets at CPL 3 and with which the kernel's own IRETQ would
+     * #GP in 64-bit mode (SDM Vol. 2A, IRET) after SWAPGS, on the
+     * user's GS.  Interrupt gates clear NT and TF themselves (SDM Vol.
+     * 3A, 6.12.1.3).
      */
-    wrmsr(MSR_STAR, ((uint64_t)(GDT_USER_CS32 | 3) << 48) |
+    wrmsr(MSR_STAR, ((uint64_t)USER_CS32 << 48) |
                         ((uint64_t)KERNEL_CS << 32));
     wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+    /*
+     * The 32-bit user code segment exists (a task may far-jump into
+     * compatibility mode), so a compatibility-mode SYSCALL must have an
+     * entry too: on AMD it goes to CSTAR (AMD APM Vol. 3, SYSCALL),
+     * which left at 0 would run ring 0 at address 0 on the user's
+     * stack.  Intel raises #UD there instead.
+     */
+    wrmsr(MSR_CSTAR, (uint64_t)syscall32_entry);
     wrmsr(MSR_SFMASK, X86_EFLAGS_IF | X86_EFLAGS_DF | X86_EFLAGS_AC |
-                          (1u << 8) /* TF */);
+                          X86_EFLAGS_TF | X86_EFLAGS_NT | X86_EFLAGS_IOPL);
+    /* No SYSENTER: a null SYSENTER_CS makes it #GP (SDM Vol. 2B). */
+    wrmsr(MSR_SYSENTER_CS, 0);
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }

@@ -16,16 +16,18 @@
  * ring 0 on a non-canonical RCX, which a user can arrange by placing
  * SYSCALL at the top of the user half.
  */
-        .text
-        .globl  syscall_entry
-syscall_entry:
+/*
+ * The entry proper, for 64-bit and compatibility-mode callers alike;
+ * cs is the user code segment to return to.
+ */
+.macro SYSCALL_ENTRY cs
         swapgs
         movq    %rsp, %gs:CPU_INFO_USER_RSP
         movq    %gs:CPU_INFO_KSTACK_TOP, %rsp
         pushq   $USER_DS
         pushq   %gs:CPU_INFO_USER_RSP
         pushq   %r11
-        pushq   $USER_CS
+        pushq   $\cs
         pushq   %rcx
         pushq   $0
         pushq   $SYSCALL_MARK
@@ -50,6 +52,21 @@ syscall_entry:
         call    do_syscall
         cli
         jmp     trap_return
+.endm
+
+        .text
+        .globl  syscall_entry
+syscall_entry:
+        SYSCALL_ENTRY USER_CS
+
+/*
+ * A SYSCALL from compatibility mode (AMD only; MSR_CSTAR).  RCX holds
+ * the 32-bit return address; do_syscall() sees USER_CS32 in the frame
+ * and answers -ENOSYS: shimk has no 32-bit system calls.
+ */
+        .globl  syscall32_entry
+syscall32_entry:
+        SYSCALL_ENTRY USER_CS32
 
 /*
  * void enter_user(uint64_t rip, uint64_t rsp, uint64_t arg): drop to

@@ -21,6 +21,7 @@
 #define KERNEL_DS  GDT_KERNEL_DS
 #define USER_DS    (GDT_USER_DS | 3)
 #define USER_CS    (GDT_USER_CS | 3)
+#define USER_CS32  (GDT_USER_CS32 | 3)
 
 /* Interrupt stack table slots (TSS.IST1..7). */
 #define IST_NMI 1

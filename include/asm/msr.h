@@ -8,6 +8,7 @@
 #define MSR_TSC_AUX         0xc0000103
 #define MSR_EFER            0xc0000080
 #define MSR_STAR            0xc0000081
+#define MSR_SYSENTER_CS     0x00000174
 #define MSR_LSTAR           0xc0000082
 #define MSR_CSTAR           0xc0000083
 #define MSR_SFMASK          0xc0000084

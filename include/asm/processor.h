@@ -27,8 +27,11 @@
 #define X86_CR4_SMEP       (1 << 20)
 #define X86_CR4_SMAP       (1 << 21)
 
+#define X86_EFLAGS_TF  (1 << 8)
 #define X86_EFLAGS_IF  (1 << 9)
 #define X86_EFLAGS_DF  (1 << 10)
+#define X86_EFLAGS_IOPL (3 << 12)
+#define X86_EFLAGS_NT  (1 << 14)
 #define X86_EFLAGS_AC  (1 << 18)
 
 #ifndef __ASSEMBLER__

@@ -102,6 +102,14 @@ struct task *current_task(void);
 /* Called on the way back to user mode: preemption and kills. */
 void task_user_return(void);
 
+struct cpu_regs;
+
+/*
+ * A system call whose return address or stack is not canonical: kill
+ * the task (IRETQ would fault in ring 0).
+ */
+__noreturn void task_kill_bad_return(const struct cpu_regs *regs);
+
 /* SYS_EXIT: end the calling user thread. */
 __noreturn void task_exit_current(int code);
 

@@ -7,8 +7,10 @@
 #include <shimk/heap.h>
 #include <asm/page.h>
 #include <shimk/ktest.h>
+#include <shimk/string.h>
 #include <shimk/task.h>
 #include <asm/percpu.h>
+#include <asm/processor.h>
 #include <asm/smp.h>
 #include "../../user/programs.h"
 
@@ -104,6 +106,101 @@ static int run_steps(const char *name, void (*entry)(void *), uint64_t *res,
     for ( unsigned int i = 0; i < *n && i < 32; i++ )
         res[i] = a->result[i];
     return task_wait(tk, TASK_MS);
+}
+
+/* One hostile run; its end, and its args copied out before they go. */
+static int hostile_run(unsigned int kind, unsigned int arg,
+                       struct hostile_args *out, struct task_end *end)
+{
+    struct task *tk = task_create("hostile");
+    struct hostile_args *a = task_args(tk);
+
+    a->kind = kind;
+    a->arg = arg;
+    if ( task_run(tk, user_hostile, smp_processor_id()) < 0 )
+        return -1;
+    while ( !READ_ONCE(tk->done) )
+        yield();
+    *out = *a;
+    return task_wait_end(tk, TASK_MS, end);
+}
+
+/*
+ * Ring-3 state the kernel must survive (SDM Vol. 2A, IRET and SYSCALL):
+ * NT set by POPF across a SYSCALL, a SYSCALL whose return address is
+ * not canonical, a SYSCALL from compatibility mode (CSTAR on AMD).
+ */
+KTEST(tasks, hostile_syscall_state)
+{
+    struct hostile_args a;
+    struct task_end end;
+    int code;
+
+    code = hostile_run(HOSTILE_NT_SYSCALL, 0, &a, &end);
+    KT_ASSERTF(t, code == 0 && a.reached_end, "NT then SYSCALL: exit %d, "
+               "fault '%s'", code, end.fault);
+    KT_ASSERTF(t, a.rflags & X86_EFLAGS_NT, "NT was not kept for the task "
+               "(rflags %#lx)", (unsigned long)a.rflags);
+    KT_ASSERT(t, a.result < nr_cpus_online);
+
+    code = hostile_run(HOSTILE_SYSCALL_AT_TOP, 0, &a, &end);
+    KT_ASSERTF(t, code == -EFAULT && !a.reached_end &&
+                  strstr(end.fault, "non-canonical"),
+               "SYSCALL at the top: exit %d, fault '%s'", code, end.fault);
+    ktest_note("SYSCALL at the top of the user half: killed: %s", end.fault);
+
+    code = hostile_run(HOSTILE_COMPAT_SYSCALL, 0, &a, &end);
+    if ( code == 0 )
+        KT_ASSERTF(t, a.reached_end && (uint32_t)a.result ==
+                                           (uint32_t)-ENOSYS,
+                   "compatibility-mode SYSCALL returned %#lx, not -ENOSYS",
+                   (unsigned long)a.result);
+    else
+        KT_ASSERTF(t, code == -EFAULT && strstr(end.fault, "(#UD)"),
+                   "compatibility-mode SYSCALL: exit %d, fault '%s'", code,
+                   end.fault);
+    ktest_note("compatibility-mode SYSCALL: %s", code == 0
+               ? "-ENOSYS (CSTAR)" : "#UD (this CPU has no 32-bit SYSCALL)");
+}
+
+/* Every software interrupt a task can raise kills it with a #GP or so. */
+KTEST(tasks, hostile_software_interrupts)
+{
+    static const struct
+    {
+        unsigned int kind;
+        const char *fault;
+    } one_byte[] = {
+        { HOSTILE_INT3, "(#GP)" },      /* gate DPL 0 */
+        /* No DPL check (SDM 6.12.1.1): #DB, but QEMU TCG raises #UD. */
+        { HOSTILE_ICEBP, "(#" },
+        { HOSTILE_INTO, "(#UD)" },      /* invalid in 64-bit mode */
+        { HOSTILE_BOUND, "(#UD)" },
+    };
+    struct hostile_args a;
+    struct task_end end;
+    uint32_t before = frames_now();
+    int code;
+
+    for ( unsigned int n = 0; n < 256; n++ )
+    {
+        code = hostile_run(HOSTILE_INT_N, n, &a, &end);
+        KT_ASSERTF(t, code == -EFAULT && !a.reached_end &&
+                      strstr(end.fault, "(#GP)"),
+                   "INT %u: exit %d, fault '%s'", n, code, end.fault);
+    }
+    for ( unsigned int i = 0; i < ARRAY_SIZE(one_byte); i++ )
+    {
+        code = hostile_run(one_byte[i].kind, 0, &a, &end);
+        KT_ASSERTF(t, code == -EFAULT && !a.reached_end &&
+                      strstr(end.fault, one_byte[i].fault),
+                   "kind %u: exit %d, fault '%s' (want %s)", one_byte[i].kind,
+                   code, end.fault, one_byte[i].fault);
+    }
+    KT_ASSERTF(t, frames_now() == before, "%d frames leaked",
+               (int)(before - frames_now()));
+    ktest_note("INT 0-255, INT3, INT1, INTO, BOUND: 260 tasks killed, the "
+               "kernel went on");
 }
 
 KTEST(tasks, memory_syscalls)
