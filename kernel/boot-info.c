@@ -23,6 +23,20 @@ int boot_info_reserve(struct boot_info *bi, paddr_t base, uint64_t len)
 {
     if ( !len )
         return 0;
+    /*
+     * A range that runs past 2^64 (a module size chosen to wrap, say)
+     * would read as ending below its start, and the frame pool would
+     * hand out what lies between: clamp it to the top instead.
+     */
+    if ( len - 1 > UINT64_MAX - base )
+    {
+        pr_warn("boot: reserved range at %#lx of %#lx bytes runs past the "
+                "top of the address space (kept up to the top)\n",
+                (unsigned long)base, (unsigned long)len);
+        len = UINT64_MAX - base + 1;
+        if ( !len )                 /* base 0: the whole space */
+            len = UINT64_MAX;
+    }
     if ( bi->nr_reserved == BOOT_RESERVED_MAX )
         return -ENOSPC;
     bi->reserved[bi->nr_reserved].base = base;

@@ -76,8 +76,17 @@ static unsigned int reserved_pfns(struct pfn_range *out,
         if ( !reserved[r].len )
             continue;
         v.start = reserved[r].base >> PAGE_SHIFT_;
-        v.end = (reserved[r].base + reserved[r].len + PAGE_SIZE_ - 1) >>
-                PAGE_SHIFT_;
+        /*
+         * Saturated at the top: an end that wrapped below the start
+         * would make the walk below add the frames in between, the
+         * kernel's own among them.
+         */
+        if ( reserved[r].len - 1 > UINT64_MAX - reserved[r].base -
+                                   (PAGE_SIZE_ - 1) )
+            v.end = (UINT64_MAX >> PAGE_SHIFT_) + 1;
+        else
+            v.end = (reserved[r].base + reserved[r].len + PAGE_SIZE_ - 1) >>
+                    PAGE_SHIFT_;
         for ( j = n; j && out[j - 1].start > v.start; j-- )
             out[j] = out[j - 1];
         out[j] = v;

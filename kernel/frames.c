@@ -35,9 +35,14 @@ static unsigned int nr_super_free, nr_super;
 /* Firmware, real-mode IVT/BDA/EBDA and the AP trampoline live here. */
 #define LOW_MEMORY_END 0x100000ull
 
+/*
+ * Whether [a, a + alen) and [b, b + blen), both non-empty, meet.  The
+ * differences never wrap into a wrong answer, even for a range that
+ * reaches the top of the address space.
+ */
 static bool overlaps(paddr_t a, uint64_t alen, paddr_t b, uint64_t blen)
 {
-    return a < b + blen && b < a + alen;
+    return a >= b ? a - b < blen : b - a < alen;
 }
 
 /* First page-aligned spot of size bytes in boot-mapped RAM, clear of res. */

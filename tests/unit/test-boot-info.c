@@ -309,6 +309,25 @@ static void reserve_records(void **state)
     test_free(bi);
 }
 
+/* A range past the top of the address space is clamped, never wrapped. */
+static void reserve_wrapping_is_clamped(void **state)
+{
+    struct boot_info *bi = test_calloc(1, sizeof(*bi));
+
+    assert_int_equal(boot_info_reserve(bi, 0x1000000, UINT64_MAX - 0x100),
+                     0);
+    assert_int_equal(bi->reserved[0].base, 0x1000000);
+    assert_int_equal(bi->reserved[0].len, 0ull - 0x1000000);
+    assert_true(bi->reserved[0].base + bi->reserved[0].len - 1 >=
+                bi->reserved[0].base);
+    assert_int_equal(boot_info_reserve(bi, 0, UINT64_MAX), 0);
+    assert_int_equal(bi->reserved[1].len, UINT64_MAX);
+    /* Exactly to the top is no wrap. */
+    assert_int_equal(boot_info_reserve(bi, 0xfffffffffffff000ull, 0x1000), 0);
+    assert_int_equal(bi->reserved[2].len, 0x1000);
+    test_free(bi);
+}
+
 static void reserve_full(void **state)
 {
     struct boot_info *bi = test_calloc(1, sizeof(*bi));
@@ -353,6 +372,7 @@ int main(void)
         T(output_bounded),
         T(idempotent),
         T(reserve_records),
+        T(reserve_wrapping_is_clamped),
         T(reserve_full),
         T(protocol_names),
     };

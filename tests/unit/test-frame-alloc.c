@@ -219,6 +219,21 @@ static void reserved_covers_everything(void **state)
     EXPECT_FREE(-1, -1);
 }
 
+/*
+ * A reserved range whose end wraps past 2^64 (a hostile module size)
+ * keeps everything above its start: before, its end read as below its
+ * start, and the frames in between (the kernel's) were handed out.
+ */
+static void reserved_wrapping(void **state)
+{
+    ram(0, 32 * PG);
+    reserve(2 * PG, 2 * PG);                    /* the kernel image */
+    reserve(8 * PG, UINT64_MAX - 8 * PG + 1 + 4 * PG);  /* ends at 4 */
+    reserve(24 * PG, UINT64_MAX);
+    add();
+    EXPECT_FREE(0, 1, 4, 7);
+}
+
 /* Several RAM ranges, several cuts: the full picture in one go. */
 static void realistic_map(void **state)
 {
@@ -351,6 +366,7 @@ int main(void)
         T(reserved_overlapping_each_other),
         T(reserved_outside_ram),
         T(reserved_covers_everything),
+        T(reserved_wrapping),
         T(realistic_map),
         T(ram_beyond_table),
         T(listed_twice_added_once),
