@@ -17,6 +17,7 @@ obj-y += kernel/vsnprintf.o
 obj-$(CONFIG_KTEST) += kernel/ktest.o
 obj-y += kernel/acpi.o
 obj-y += kernel/acpi-tables.o
+obj-y += kernel/acpi-walk.o
 obj-y += kernel/cpumask.o
 obj-y += kernel/lazy-unmap.o
 obj-y += kernel/sched.o

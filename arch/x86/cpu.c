@@ -86,4 +86,17 @@ void cpu_features_init(void)
         cpuid(0x80000007, &r);
         f->invariant_tsc = r.d & CPUIDX7_EDX_INVARIANT_TSC;
     }
+    /*
+     * SDM Vol. 3A, 4.1.4: MAXPHYADDR from leaf 0x80000008, else 36 where
+     * PAE is (every 64-bit CPU).  A value outside 32-52 is the L0's
+     * mistake: 52, the architectural maximum, checks nothing away.
+     */
+    f->phys_bits = 36;
+    if ( f->max_ext_leaf >= 0x80000008 )
+    {
+        cpuid(0x80000008, &r);
+        f->phys_bits = r.a & 0xff;
+        if ( f->phys_bits < 32 || f->phys_bits > 52 )
+            f->phys_bits = 52;
+    }
 }

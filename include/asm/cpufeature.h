@@ -24,6 +24,7 @@ struct cpu_features
     bool hypervisor;    /* CPUID.1:ECX[31] */
     bool apic_present, pge, pcid, invpcid, x2apic, nx, page1g, rdtscp;
     bool invariant_tsc, tsc_deadline, smep, smap;
+    unsigned int phys_bits;     /* MAXPHYADDR: CPUID 0x80000008 EAX[7:0] */
 };
 
 extern struct cpu_features boot_cpu;

@@ -93,6 +93,30 @@ int acpi_table_check(const struct acpi_header *h, size_t avail,
  */
 int madt_parse(const struct acpi_madt *madt, struct madt_info *out);
 
+/*
+ * The walk from the RSDP to one table (kernel/acpi-walk.c, pure): the
+ * XSDT, else the RSDT, else the entries of an XSDT whose header is
+ * corrupt (Xen 4.17's PVH dom0).  Firmware tables are input like any
+ * other: an address beyond the CPU's physical address width is never
+ * mapped, a root table lists at most ACPI_SDT_ENTRIES_MAX tables, and
+ * every table found is checked before it is returned.
+ */
+#define ACPI_SDT_ENTRIES_MAX 128
+#define ACPI_TABLE_MAX       (1u << 20)
+
+struct acpi_walk
+{
+    /* Read-only mapping of len bytes at pa, or NULL (phys_map_fn). */
+    const void *(*map)(paddr_t pa, size_t len);
+    unsigned int phys_bits;     /* MAXPHYADDR */
+    unsigned int maps;          /* out: map calls the walk made */
+};
+
+/* The checked table with signature sig, or NULL after saying why. */
+const struct acpi_header *acpi_find_table(struct acpi_walk *w,
+                                          const struct acpi_rsdp *rsdp,
+                                          const char *sig);
+
 /* --- kernel side (kernel/acpi.c) --- */
 
 /*

@@ -35,6 +35,11 @@ unit-tests += acpi-tables
 unit-acpi-tables-src := tests/unit/test-acpi-tables.c kernel/acpi-tables.c \
                         kernel/vsnprintf.c tests/unit/printk-capture.c
 
+unit-tests += acpi-walk
+unit-acpi-walk-src := tests/unit/test-acpi-walk.c kernel/acpi-walk.c \
+                      kernel/acpi-tables.c kernel/string.c kernel/vsnprintf.c \
+                      tests/unit/printk-capture.c tests/unit/fake-phys.c
+
 unit-tests += cpumask
 unit-cpumask-src := tests/unit/test-cpumask.c kernel/cpumask.c \
                     kernel/vsnprintf.c
