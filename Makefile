@@ -27,7 +27,8 @@ endif
 
 .DEFAULT_GOAL := all
 .PHONY: all run check bench stress iso defconfig menuconfig olddefconfig \
-        savedefconfig clean help deps unit unit-build matrix user-elf
+        savedefconfig clean help deps unit unit-build matrix user-elf \
+        fuzz fuzz-build fuzz-smoke
 
 # --- configuration -----------------------------------------------------------
 
@@ -128,6 +129,7 @@ $(BUILD)/shimk.elf: $(KERNEL_OBJS) $(USER_OBJS) $(BUILD)/user/checked linker.ld
 # --- host unit tests ---------------------------------------------------------
 
 include tests/unit/build.mk
+include tests/fuzz/fuzz.mk
 
 # --- running -----------------------------------------------------------------
 
@@ -156,6 +158,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/check
 	@{ $(MAKE) --no-print-directory unit || true; \
+	   $(MAKE) --no-print-directory fuzz-smoke || true; \
 	   tools/run-matrix || true; \
 	   tests/gdb-check || true; } 2>&1 | tee $(BUILD)/check/check.log
 	@tools/check-summary $(BUILD)/check/check.log
@@ -175,6 +178,25 @@ stress: deps
 	tools/run-matrix --group mutation --timeout-scale 60 \
 	  --extra-append "tlb-mutation-flushes=250000 tlb-mutation-ms=3000000"
 
+# Every parser's fuzz target for FUZZ_SECONDS each, FUZZ_JOBS at once,
+# from its seeds and the corpus kept in $(BUILD)/fuzz/corpus/; findings
+# land in $(BUILD)/fuzz/findings/.  make check runs each for 3 s.
+FUZZ_SECONDS ?= 600
+FUZZ_JOBS    ?= 2
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	tools/run-fuzz --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS)
+
+# Build failures count as failures: the summary line always appears.
+fuzz-smoke:
+	@if $(MAKE) --no-print-directory fuzz-build; then \
+	  tools/run-fuzz --seconds 3; \
+	else \
+	  echo "fuzz: 0 passed, 1 failed (fuzz targets did not build)"; \
+	  exit 1; \
+	fi
+
 # tlbbench (full profile, 4 vCPUs) under tcg, kvm, xen and xl, whichever
 # this machine has; writes $(BUILD)/bench/report.md and latency.svg.
 bench: deps
@@ -191,6 +213,7 @@ help:
 	@echo "make bench        tlbbench in every environment, $(BUILD)/bench/report.md"
 	@echo "make stress       the detector rows at 1,000,000 flushes"
 	@echo "make unit         host unit tests only"
+	@echo "make fuzz         every parser's fuzz target, FUZZ_SECONDS (600) each"
 	@echo "make user-elf     the SDK's example programs, $(BUILD)/user-elf/"
 	@echo "make matrix       boot matrix only (tests/boot-matrix.ini)"
 	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"

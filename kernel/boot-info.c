@@ -149,3 +149,27 @@ unsigned int mmap_sanitize(struct mmap_entry *map, unsigned int *nr)
     *nr = nout;
     return overlaps;
 }
+
+uint64_t mmap_clip_ram(struct mmap_entry *map, unsigned int *nr,
+                       uint64_t limit)
+{
+    uint64_t dropped = 0;
+    unsigned int out = 0;
+
+    for ( unsigned int i = 0; i < *nr; i++ )
+    {
+        struct mmap_entry e = map[i];
+
+        if ( e.type == MMAP_RAM && e.base + e.len > limit )
+        {
+            uint64_t keep = e.base < limit ? limit - e.base : 0;
+
+            dropped += e.len - keep;
+            e.len = keep;
+        }
+        if ( e.len )
+            map[out++] = e;
+    }
+    *nr = out;
+    return dropped;
+}

@@ -128,6 +128,13 @@ uint32_t frame_pool_add_ram(struct frame_pool *p, const struct mmap_entry *map,
 
         if ( map[i].type != MMAP_RAM )
             continue;
+        /*
+         * RAM in the last page of the address space holds no whole
+         * frame, and rounding its start up would wrap to frame 0.
+         */
+        if ( map[i].base > UINT64_MAX - (PAGE_SIZE_ - 1) ||
+             map[i].len > UINT64_MAX - map[i].base )
+            continue;
         start = (map[i].base + PAGE_SIZE_ - 1) >> PAGE_SHIFT_;
         hi = (map[i].base + map[i].len) >> PAGE_SHIFT_;
 

@@ -12,7 +12,8 @@ set -eu
 PKGS=(build-essential python3 python3-kconfiglib
       qemu-system-x86 qemu-system-data seabios
       grub-pc-bin grub-common xorriso mtools
-      libcmocka-dev libxen-dev cpio gzip ca-certificates gdb)
+      libcmocka-dev libxen-dev cpio gzip ca-certificates gdb
+      clang libclang-rt-14-dev)
 
 if ! command -v dpkg-query >/dev/null; then
     echo "deps.sh: warning: no dpkg-query, so not a Debian-like system;" \

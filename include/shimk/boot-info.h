@@ -100,6 +100,14 @@ int mb2_parse(struct boot_info *bi, paddr_t mbi_pa, phys_map_fn map);
  */
 unsigned int mmap_sanitize(struct mmap_entry *map, unsigned int *nr);
 
+/*
+ * Drop the RAM of a sanitized map at and above limit (the direct map's
+ * end, or the CPU's physical address width): nothing there can be
+ * mapped or indexed.  Returns the bytes dropped.
+ */
+uint64_t mmap_clip_ram(struct mmap_entry *map, unsigned int *nr,
+                       uint64_t limit);
+
 /* Add a reserved range; returns -ENOSPC when the table is full. */
 int boot_info_reserve(struct boot_info *bi, paddr_t base, uint64_t len);
 

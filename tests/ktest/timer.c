@@ -332,7 +332,7 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
 
     if ( nr_cpus_online < 2 )
         KT_SKIP(t, "needs a second CPU to watch the first");
-    while ( !kicked && tries++ < 3 )
+    while ( !kicked && tries++ < 10 )
     {
         struct sched_timer_stats s0, s1;
         /* Heap: a sleeper never woken must not write to this stack. */
@@ -359,5 +359,12 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
                             "another interrupt woke it first");
         kfree(u);
     }
-    KT_ASSERTF(t, kicked, "no try was woken by the watchdog");
+    /*
+     * Every try ended, each woken by another interrupt (a wake that never
+     * came fails the join above): the watchdog had nothing to do, which
+     * shows nothing either way.  Seen under Xen on a loaded host.
+     */
+    if ( !kicked )
+        KT_SKIP(t, "inconclusive: in %u tries another interrupt always "
+                "woke the sleeper before the watchdog", tries - 1);
 }

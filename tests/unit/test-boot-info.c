@@ -328,6 +328,28 @@ static void reserve_wrapping_is_clamped(void **state)
     test_free(bi);
 }
 
+/* RAM at or above the limit is dropped; other types are kept. */
+static void clip_ram_above_limit(void **state)
+{
+    struct mmap_entry m[] = {
+        { 0x0, 0x9f000, MMAP_RAM },
+        { 0x100000, 0x7ff00000, MMAP_RAM },         /* crosses 1 GiB */
+        { 0xfee00000, 0x1000, MMAP_RESERVED },      /* above, kept */
+        { 0x100000000, 0x100000000, MMAP_RAM },     /* wholly above */
+    };
+    unsigned int nr = 4;
+
+    assert_int_equal(mmap_clip_ram(m, &nr, 0x40000000),
+                     0x7ff00000 - (0x40000000 - 0x100000) + 0x100000000);
+    assert_int_equal(nr, 3);
+    assert_int_equal(m[1].base, 0x100000);
+    assert_int_equal(m[1].len, 0x40000000 - 0x100000);
+    assert_int_equal(m[2].type, MMAP_RESERVED);
+    nr = 3;
+    assert_int_equal(mmap_clip_ram(m, &nr, UINT64_MAX), 0);
+    assert_int_equal(nr, 3);
+}
+
 static void reserve_full(void **state)
 {
     struct boot_info *bi = test_calloc(1, sizeof(*bi));
@@ -373,6 +395,7 @@ int main(void)
         T(idempotent),
         T(reserve_records),
         T(reserve_wrapping_is_clamped),
+        T(clip_ram_above_limit),
         T(reserve_full),
         T(protocol_names),
     };

@@ -234,6 +234,19 @@ static void reserved_wrapping(void **state)
     EXPECT_FREE(0, 1, 4, 7);
 }
 
+/*
+ * Found by make fuzz (tests/fuzz/corpus/mmap/regress-top-page): RAM in
+ * the last page of the address space rounded its start up past 2^64,
+ * to frame 0, and the pool took every frame from there.
+ */
+static void ram_in_the_last_page_adds_nothing(void **state)
+{
+    ram(0xffffffffffffff0aull, 0xf5);
+    ram(0xffffffffffffe000ull, 0x1fff);
+    assert_int_equal(add(), 0);
+    EXPECT_FREE(-1, -1);
+}
+
 /* Several RAM ranges, several cuts: the full picture in one go. */
 static void realistic_map(void **state)
 {
@@ -367,6 +380,7 @@ int main(void)
         T(reserved_outside_ram),
         T(reserved_covers_everything),
         T(reserved_wrapping),
+        T(ram_in_the_last_page_adds_nothing),
         T(realistic_map),
         T(ram_beyond_table),
         T(listed_twice_added_once),

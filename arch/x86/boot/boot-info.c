@@ -8,6 +8,7 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
+#include <asm/cpufeature.h>
 #include <asm/page.h>
 
 struct boot_info boot_info;
@@ -24,6 +25,7 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
 {
     struct boot_info *bi = &boot_info;
     unsigned int overlaps;
+    uint64_t limit, dropped;
     int rc;
 
     switch ( protocol )
@@ -57,10 +59,22 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     }
 
     overlaps = mmap_sanitize(bi->mmap, &bi->nr_mmap);
-    if ( !bi->nr_mmap )
-        panic("the memory map is empty");
     if ( overlaps )
         pr_warn("mmap: %u overlapping ranges resolved\n", overlaps);
+    /*
+     * RAM the direct map cannot hold, or that lies beyond what this CPU
+     * can address, is a loader's mistake (or a lie): left out, never a
+     * reason to panic later.
+     */
+    limit = MIN((uint64_t)DIRECTMAP_SIZE, 1ull << MIN(boot_cpu.phys_bits,
+                                                      63u));
+    dropped = mmap_clip_ram(bi->mmap, &bi->nr_mmap, limit);
+    if ( dropped )
+        pr_warn("mmap: %#lx bytes of RAM at or above %#lx ignored (beyond "
+                "the direct map or the CPU's physical address width)\n",
+                (unsigned long)dropped, (unsigned long)limit);
+    if ( !bi->nr_mmap )
+        panic("the memory map is empty");
     if ( bi->cmdline_truncated )
     {
         size_t len = strlen(bi->cmdline);
