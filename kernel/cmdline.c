@@ -318,3 +318,39 @@ unsigned int cmdline_parse(const char *cmdline,
     }
     return warnings;
 }
+
+size_t cmdline_fit(char *dst, size_t size, const char *src, size_t len,
+                   unsigned int *dropped)
+{
+    size_t out = 0, i = 0;
+
+    *dropped = 0;
+    if ( !size )
+        return 0;
+    while ( i < len && src[i] )
+    {
+        size_t start;
+        bool quoted = false;
+
+        while ( i < len && src[i] && is_blank(src[i]) )
+            i++;
+        if ( i == len || !src[i] )
+            break;
+        start = i;
+        while ( i < len && src[i] && (quoted || !is_blank(src[i])) )
+            if ( src[i++] == '"' )
+                quoted = !quoted;
+        /* The option, a blank before it unless first, and the NUL. */
+        if ( i - start + (out ? 1 : 0) < size - out )
+        {
+            if ( out )
+                dst[out++] = ' ';
+            memcpy(dst + out, src + start, i - start);
+            out += i - start;
+        }
+        else
+            (*dropped)++;
+    }
+    dst[out] = '\0';
+    return out;
+}

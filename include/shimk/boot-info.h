@@ -9,6 +9,8 @@
 #define BOOT_MMAP_MAX     128
 #define BOOT_MODULES_MAX  8
 #define BOOT_RESERVED_MAX 16
+/* How far a PVH command line is read for its NUL (loader memory). */
+#define CMDLINE_SRC_MAX   65536
 
 enum boot_protocol
 {
@@ -53,8 +55,14 @@ struct boot_info
     uint32_t pvh_flags;             /* SIF_*: privileged, initial domain */
     bool mmap_from_hypervisor;      /* filled by XENMEM_memory_map */
 
+    /*
+     * The options of the loader's line that fit (cmdline_fit()): one
+     * longer than what is left is dropped, and counted.
+     */
     char cmdline[CMDLINE_MAX + 1];
-    bool cmdline_truncated;
+    bool cmdline_truncated;         /* some option was dropped */
+    unsigned int cmdline_dropped;   /* how many */
+    size_t cmdline_len;             /* the loader's line, in bytes */
 
     struct mmap_entry mmap[BOOT_MMAP_MAX];
     unsigned int nr_mmap;
@@ -90,6 +98,14 @@ typedef const void *(*phys_map_fn)(paddr_t pa, size_t len);
  * here (Xen's PVH v0 has none); the caller decides what to do.
  */
 int pvh_parse(struct boot_info *bi, paddr_t start_info_pa, phys_map_fn map);
+
+/*
+ * QEMU's fw_cfg "etc/e820" file (len bytes: packed 20-byte entries of
+ * address, length and E820 type) into bi's memory map; returns the
+ * entries taken.  Pure (arch/x86/boot/fw-cfg-parse.c).
+ */
+unsigned int fw_cfg_e820_parse(struct boot_info *bi, const void *blob,
+                               size_t len);
 int mb2_parse(struct boot_info *bi, paddr_t mbi_pa, phys_map_fn map);
 
 /*
@@ -113,7 +129,17 @@ int boot_info_reserve(struct boot_info *bi, paddr_t base, uint64_t len);
 
 const char *boot_protocol_name(enum boot_protocol p);
 
-/* --- kernel side (arch/x86/boot/boot-info.c) --- */
+/* --- kernel side (arch/x86/boot/boot-info.c, fw-cfg.c) --- */
+
+/* Whether QEMU's fw_cfg device answers (its "QEMU" signature). */
+bool fw_cfg_present(void);
+
+/*
+ * Fill bi from QEMU's fw_cfg alone: the command line (every option
+ * that fits) and the memory map.  No modules, no RSDP address (the
+ * BIOS areas are scanned).  0, or -1 after saying what was missing.
+ */
+int fw_cfg_boot_info(struct boot_info *bi);
 
 extern struct boot_info boot_info;
 

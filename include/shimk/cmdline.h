@@ -44,6 +44,18 @@ struct kernel_param
     __kparam(name, PARAM_STRING, var, sizeof(var), 0, 0)
 
 /*
+ * Copy the options of the len-byte line src (it may end earlier at a
+ * NUL) into dst (size bytes, NUL-terminated), whole options only: one
+ * that does not fit in what is left is dropped and counted in
+ * *dropped, and later ones that fit are still kept, so that one
+ * over-long option cannot take the rest of the line with it.  Options
+ * are split as cmdline_parse() splits them (blanks, double quotes).
+ * Returns the length of dst.
+ */
+size_t cmdline_fit(char *dst, size_t size, const char *src, size_t len,
+                   unsigned int *dropped);
+
+/*
  * Xen's boolean spellings: 0 1 no yes off on false true disable enable.
  * Returns 0 or 1, or -1 when s (of length len) is none of them.
  */

@@ -23,11 +23,11 @@ fuzz-cmdline-src := tests/fuzz/fuzz-cmdline.c kernel/cmdline.c
 
 fuzz-targets += pvh
 fuzz-pvh-src := tests/fuzz/fuzz-pvh.c arch/x86/boot/pvh-parse.c \
-                kernel/boot-info.c tests/unit/fake-phys.c
+                kernel/boot-info.c kernel/cmdline.c tests/unit/fake-phys.c
 
 fuzz-targets += mb2
 fuzz-mb2-src := tests/fuzz/fuzz-mb2.c arch/x86/boot/mb2-parse.c \
-                kernel/boot-info.c tests/unit/fake-phys.c
+                kernel/boot-info.c kernel/cmdline.c tests/unit/fake-phys.c
 
 fuzz-targets += mmap
 fuzz-mmap-src := tests/fuzz/fuzz-mmap.c kernel/boot-info.c \

@@ -350,6 +350,28 @@ static void clip_ram_above_limit(void **state)
     assert_int_equal(nr, 3);
 }
 
+/* QEMU's etc/e820: packed 20-byte entries, stray bytes ignored. */
+static void fw_cfg_e820_entries(void **state)
+{
+    struct boot_info *bi = test_calloc(1, sizeof(*bi));
+    uint8_t blob[2 * 20 + 7] = { 0 };
+    uint64_t base = 0x100000, len = 0x7f00000;
+    uint32_t type = MMAP_RAM;
+
+    memcpy(blob + 20, &base, 8);
+    memcpy(blob + 28, &len, 8);
+    memcpy(blob + 36, &type, 4);
+    assert_int_equal(fw_cfg_e820_parse(bi, blob, sizeof(blob)), 2);
+    assert_int_equal(bi->nr_mmap, 2);
+    assert_int_equal(bi->mmap[1].base, 0x100000);
+    assert_int_equal(bi->mmap[1].len, 0x7f00000);
+    assert_int_equal(bi->mmap[1].type, MMAP_RAM);
+    /* A full map takes no more. */
+    bi->nr_mmap = BOOT_MMAP_MAX;
+    assert_int_equal(fw_cfg_e820_parse(bi, blob, sizeof(blob)), 0);
+    test_free(bi);
+}
+
 static void reserve_full(void **state)
 {
     struct boot_info *bi = test_calloc(1, sizeof(*bi));
@@ -396,6 +418,7 @@ int main(void)
         T(reserve_records),
         T(reserve_wrapping_is_clamped),
         T(clip_ram_above_limit),
+        T(fw_cfg_e820_entries),
         T(reserve_full),
         T(protocol_names),
     };

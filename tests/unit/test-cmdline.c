@@ -537,6 +537,35 @@ static void limit_boundaries(void **state)
     free(line);
 }
 
+/* cmdline_fit: whole options only, in order, the long ones dropped. */
+static void fit_keeps_whole_options(void **state)
+{
+    char dst[16];
+    unsigned int dropped;
+    static const char src[] = "  a=1 \"q r\"=2 0123456789abcdef z  ";
+
+    assert_int_equal(cmdline_fit(dst, sizeof(dst), src, sizeof(src) - 1,
+                                 &dropped), 13);
+    assert_string_equal(dst, "a=1 \"q r\"=2 z");
+    assert_int_equal(dropped, 1);
+    /* Exactly full: 15 bytes and the NUL. */
+    assert_int_equal(cmdline_fit(dst, sizeof(dst), "0123456789abcde", 15,
+                                 &dropped), 15);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(cmdline_fit(dst, sizeof(dst), "0123456789abcdef", 16,
+                                 &dropped), 0);
+    assert_string_equal(dst, "");
+    assert_int_equal(dropped, 1);
+    /* A NUL ends the line whatever len says; an open quote, the line. */
+    assert_int_equal(cmdline_fit(dst, sizeof(dst), "ab\0cd", 5, &dropped),
+                     2);
+    assert_int_equal(cmdline_fit(dst, sizeof(dst), "x \"y z", 6, &dropped),
+                     6);
+    assert_string_equal(dst, "x \"y z");
+    assert_int_equal(cmdline_fit(dst, 1, "abc", 3, &dropped), 0);
+    assert_int_equal(dropped, 1);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup(fn, reset)
@@ -567,6 +596,7 @@ int main(void)
         T(long_names_shortened),
         T(longer_than_limit),
         T(limit_boundaries),
+        T(fit_keeps_whole_options),
     };
 #undef T
 

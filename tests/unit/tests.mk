@@ -10,16 +10,17 @@ unit-cmdline-src := tests/unit/test-cmdline.c kernel/cmdline.c \
 
 unit-tests += mb2-parse
 unit-mb2-parse-src := tests/unit/test-mb2-parse.c arch/x86/boot/mb2-parse.c \
-                      kernel/boot-info.c kernel/vsnprintf.c \
+                      kernel/boot-info.c kernel/cmdline.c kernel/vsnprintf.c \
                       tests/unit/printk-capture.c tests/unit/fake-phys.c
 
 unit-tests += pvh-parse
 unit-pvh-parse-src := tests/unit/test-pvh-parse.c arch/x86/boot/pvh-parse.c \
-                      kernel/boot-info.c kernel/vsnprintf.c \
+                      kernel/boot-info.c kernel/cmdline.c kernel/vsnprintf.c \
                       tests/unit/printk-capture.c tests/unit/fake-phys.c
 
 unit-tests += boot-info
 unit-boot-info-src := tests/unit/test-boot-info.c kernel/boot-info.c \
+                      arch/x86/boot/fw-cfg-parse.c \
                       kernel/vsnprintf.c tests/unit/printk-capture.c
 
 unit-tests += frame-alloc

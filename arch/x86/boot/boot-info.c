@@ -10,6 +10,7 @@
 #include <shimk/string.h>
 #include <asm/cpufeature.h>
 #include <asm/page.h>
+#include <xen/xen.h>
 
 struct boot_info boot_info;
 
@@ -39,6 +40,21 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     default:
         panic("entered at the multiboot2 entry with magic %#x, not %#x: "
               "unknown boot loader", magic, MB2_BOOTLOADER_MAGIC);
+    }
+    /*
+     * QEMU's PVH option ROM copies the whole command line into a buffer
+     * of 4096 bytes that sits just before its start info: a longer line
+     * overwrites the start info (pc-bios/optionrom/pvh_main.c).  QEMU's
+     * fw_cfg still has everything that start info would have said.
+     */
+    if ( rc && protocol == BOOT_PVH && hypervisor_type() != HV_XEN &&
+         fw_cfg_present() )
+    {
+        pr_warn("pvh: the start info at %#x is not valid; under QEMU a "
+                "command line over 4095 bytes overwrites it (the PVH option "
+                "ROM's buffer): reading the command line and memory map from "
+                "QEMU's fw_cfg instead, without boot modules\n", data_pa);
+        rc = fw_cfg_boot_info(bi) ? -EINVAL : 0;
     }
     if ( rc )
         panic("%s boot information at %#x is invalid: %s",
@@ -76,19 +92,21 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     if ( !bi->nr_mmap )
         panic("the memory map is empty");
     if ( bi->cmdline_truncated )
-    {
-        size_t len = strlen(bi->cmdline);
-
-        /*
-         * An option cut in two by the limit is dropped whole.  The byte
-         * after the cut is gone, so an option ending exactly there is
-         * dropped too: it might have gone on.
-         */
-        while ( len && !strchr(" \t\n\r", bi->cmdline[len - 1]) )
-            bi->cmdline[--len] = '\0';
-        pr_warn("cmdline: *: longer than %u bytes (ignored from byte %u on)\n",
-                CMDLINE_MAX, CMDLINE_MAX);
-    }
+        pr_warn("cmdline: *: %lu bytes, longer than %u: %u options that did "
+                "not fit were dropped, the others kept\n",
+                (unsigned long)bi->cmdline_len, CMDLINE_MAX,
+                bi->cmdline_dropped);
+    /*
+     * Xen copies a guest's command line into MAX_GUEST_CMDLINE bytes
+     * (xen/include/public/xen.h) and cuts the rest before shimk runs: a
+     * line of exactly that length was most likely cut, and whatever
+     * followed never arrived.
+     */
+    if ( hypervisor_type() == HV_XEN &&
+         bi->cmdline_len == MAX_GUEST_CMDLINE - 1 )
+        pr_warn("cmdline: *: %u bytes, Xen's limit for a guest's command "
+                "line (MAX_GUEST_CMDLINE): options past it, if any, were cut "
+                "by Xen and never reached shimk\n", MAX_GUEST_CMDLINE - 1);
 }
 
 void boot_info_print(void)

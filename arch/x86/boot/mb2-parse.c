@@ -2,6 +2,7 @@
 /* Parse multiboot2 boot information into struct boot_info (pure; unit-tested). */
 
 #include <shimk/boot-info.h>
+#include <shimk/cmdline.h>
 #include <shimk/errno.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
@@ -46,7 +47,7 @@ struct mb2_mmap_entry
 
 /* Copy a string field of len bytes; it must be NUL-terminated within. */
 static int copy_tag_string(char *dst, size_t size, const char *src,
-                           size_t len, bool *truncated, const char *what)
+                           size_t len, const char *what)
 {
     size_t n = strnlen(src, len);
 
@@ -55,8 +56,6 @@ static int copy_tag_string(char *dst, size_t size, const char *src,
         pr_err("mb2: %s is not NUL-terminated inside its tag\n", what);
         return -EINVAL;
     }
-    if ( truncated )
-        *truncated = n >= size;
     if ( n >= size )
         n = size - 1;
     memcpy(dst, src, n);
@@ -179,13 +178,25 @@ int mb2_parse(struct boot_info *bi, paddr_t mbi_pa, phys_map_fn map)
             seen_end = true;
             break;
         case MB2_TAG_CMDLINE:
-            rc = copy_tag_string(bi->cmdline, sizeof(bi->cmdline),
-                                 (const char *)t + 8, tag.size - 8,
-                                 &bi->cmdline_truncated, "command line");
+        {
+            const char *src = (const char *)t + 8;
+            size_t n = strnlen(src, tag.size - 8);
+
+            if ( n == tag.size - 8 )
+            {
+                pr_err("mb2: command line is not NUL-terminated inside its "
+                       "tag\n");
+                return -EINVAL;
+            }
+            bi->cmdline_len = n;
+            cmdline_fit(bi->cmdline, sizeof(bi->cmdline), src, n,
+                        &bi->cmdline_dropped);
+            bi->cmdline_truncated = bi->cmdline_dropped != 0;
             break;
+        }
         case MB2_TAG_LOADER_NAME:
             rc = copy_tag_string(bi->loader, sizeof(bi->loader),
-                                 (const char *)t + 8, tag.size - 8, NULL,
+                                 (const char *)t + 8, tag.size - 8,
                                  "boot loader name");
             break;
         case MB2_TAG_MODULE:

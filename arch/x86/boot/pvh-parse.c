@@ -2,6 +2,7 @@
 /* Parse Xen's hvm_start_info into struct boot_info (pure; unit-tested). */
 
 #include <shimk/boot-info.h>
+#include <shimk/cmdline.h>
 #include <shimk/errno.h>
 #include <shimk/printk.h>
 #include <shimk/string.h>
@@ -20,14 +21,16 @@
 #define MODLIST_MAX 64
 #define MEMMAP_MAX  1024
 
-/* Copy a NUL-terminated string of at most max bytes from pa. */
-static int copy_string(char *dst, size_t size, paddr_t pa, phys_map_fn map,
-                       bool *truncated)
+/*
+ * The command line at pa: found whole (its NUL within CMDLINE_SRC_MAX
+ * bytes, else that much of it), then its options that fit copied.
+ */
+static int copy_cmdline(struct boot_info *bi, paddr_t pa, phys_map_fn map)
 {
+    const char *src;
     size_t n = 0;
 
-    *truncated = false;
-    for ( ;; )
+    for ( ; n < CMDLINE_SRC_MAX; n++ )
     {
         const char *c = map(pa + n, 1);
 
@@ -35,14 +38,16 @@ static int copy_string(char *dst, size_t size, paddr_t pa, phys_map_fn map,
             return -EFAULT;
         if ( *c == '\0' )
             break;
-        if ( n + 1 == size )
-        {
-            *truncated = true;
-            break;
-        }
-        dst[n++] = *c;
     }
-    dst[n] = '\0';
+    bi->cmdline_len = n;
+    if ( !n )
+        return 0;
+    src = map(pa, n);
+    if ( !src )
+        return -EFAULT;
+    cmdline_fit(bi->cmdline, sizeof(bi->cmdline), src, n,
+                &bi->cmdline_dropped);
+    bi->cmdline_truncated = bi->cmdline_dropped != 0 || n == CMDLINE_SRC_MAX;
     return 0;
 }
 
@@ -88,8 +93,7 @@ int pvh_parse(struct boot_info *bi, paddr_t start_info_pa, phys_map_fn map)
 
     if ( si->cmdline_paddr )
     {
-        if ( copy_string(bi->cmdline, sizeof(bi->cmdline), si->cmdline_paddr,
-                         map, &bi->cmdline_truncated) )
+        if ( copy_cmdline(bi, si->cmdline_paddr, map) )
         {
             pr_err("pvh: command line at %#lx is out of reach\n",
                    (unsigned long)si->cmdline_paddr);
