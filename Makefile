@@ -168,7 +168,8 @@ matrix: all
 
 # The detector rows at 1,000,000 checked flushes each (over an hour), then
 # the mutation table with 250,000 clean flushes per class: 1,000,000 or
-# more per environment, over the four or more classes each can show.
+# more per environment, over the four or more classes each can show; last
+# the ring-3 fuzzer at 1,000,000 iterations per environment.
 # Timeouts at 10 times a row's own: 50 times the flushes take 30-40
 # times as long here, and a hung row must still end (README).
 stress: deps
@@ -177,6 +178,8 @@ stress: deps
 	  --extra-append "tlb-detect-flushes=1000000 tlb-detect-ms=3000000"
 	tools/run-matrix --group mutation --timeout-scale 60 \
 	  --extra-append "tlb-mutation-flushes=250000 tlb-mutation-ms=3000000"
+	tools/run-matrix --group ring3 --timeout-scale 60 \
+	  --extra-append "ring3-fuzz-iterations=1000000"
 
 # Every parser's fuzz target for FUZZ_SECONDS each, FUZZ_JOBS at once,
 # from its seeds and the corpus kept in $(BUILD)/fuzz/corpus/; findings

@@ -260,7 +260,21 @@ int task_run(struct task *t, user_entry_t *entry, unsigned int cpu)
 
 void task_kill(struct task *t)
 {
+    cpumask_t mask;
+
     t->killed = true;
+    /*
+     * A thread spinning in ring 3 (a task may run "jmp ." on a CPU of
+     * its own, with no timer armed there) enters the kernel only for
+     * an interrupt: send one to every CPU that has the task's space
+     * loaded, and its threads leave on the way back (task_user_return).
+     */
+    smp_mb();
+    cpumask_copy(&mask, &t->as->cpus);
+    cpumask_clear_cpu(smp_processor_id(), &mask);
+    cpumask_and(&mask, &mask, &cpu_online_mask);
+    if ( !cpumask_empty(&mask) )
+        send_ipi_mask(&mask, RESCHEDULE_VECTOR);
 }
 
 /* The running user thread is done: account for it and leave. */

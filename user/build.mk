@@ -2,6 +2,7 @@
 # User programs: built position independent, linked into the kernel image.
 
 user-y += user/churn.o
+user-y += user/cpufuzz.o
 user-y += user/crash.o
 user-y += user/detect.o
 user-y += user/fuzz.o

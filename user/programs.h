@@ -64,6 +64,44 @@ struct hostile_args
 };
 void user_hostile(void *arg);
 
+/*
+ * The ring-3 CPU-state fuzzer (user/cpufuzz.c, ktest ring3): threads on
+ * every CPU doing random things at the ring-3 boundary, one mapper
+ * changing the memory they pass to the kernel.  A fault kills the task;
+ * the kernel side starts another with the next seed until the
+ * iterations are done.
+ */
+#define CPUFUZZ_THREADS_MAX 16
+#define CPUFUZZ_SCRATCH_VA  0x0000200000000000ull   /* the mapper's pages */
+#define CPUFUZZ_SCRATCH_PAGES 16
+#define CPUFUZZ_CODE_VA     0x20000000ull           /* < 4 GiB: compat */
+enum cpufuzz_action
+{
+    CPUFUZZ_SYSCALL,        /* a random number and arguments */
+    CPUFUZZ_RFLAGS,         /* POPF random flags, SYSCALL, restore */
+    CPUFUZZ_SELECTOR,       /* load a selector into DS, ES, FS or GS */
+    CPUFUZZ_COMPAT,         /* far jump to compatibility mode and back */
+    CPUFUZZ_SYSCALL_AT,     /* SYSCALL at a random place, the top too */
+    CPUFUZZ_INT,            /* INT n */
+    CPUFUZZ_BYTES,          /* random instruction bytes */
+    NR_CPUFUZZ_ACTIONS,
+};
+struct cpufuzz_thread
+{
+    uint64_t seed;                      /* in, then the generator's state */
+    volatile uint64_t iterations;       /* out: actions begun */
+    volatile uint64_t last_action;      /* out: what the last one was */
+    volatile uint64_t by_action[NR_CPUFUZZ_ACTIONS];
+};
+struct cpufuzz_args
+{
+    uint64_t nthreads, iterations;      /* in: per thread */
+    volatile uint64_t stop;             /* in: the kernel ends the run */
+    volatile uint64_t maps;             /* out: the mapper's changes */
+    struct cpufuzz_thread t[CPUFUZZ_THREADS_MAX];
+};
+void user_cpufuzz(void *arg);
+
 /* The system call fuzzer. */
 struct fuzz_args
 {

@@ -13,6 +13,7 @@ $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
 obj-$(CONFIG_KTEST) += tests/ktest/timer.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
+obj-$(CONFIG_KTEST) += tests/ktest/ring3.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb-mutation.o
 obj-$(CONFIG_KTEST) += tests/ktest/lazy-unmap.o
