@@ -131,6 +131,28 @@ void user_hostile(void *argp)
         a->result = run_at(HOSTILE_CODE_VA, 0);
         break;
     }
+    case HOSTILE_FAR_JMP:
+    case HOSTILE_FAR_CALL:
+    {
+        /*
+         * A far pointer (offset 32, selector 16) to a UD2: whatever the
+         * selector names, the task ends in #GP, #NP, #SS or #UD.
+         */
+        static const unsigned char ud2[2] = { 0x0f, 0x0b };
+        volatile uint32_t *ptr = (volatile uint32_t *)(HOSTILE_CODE_VA +
+                                                       0x100);
+
+        if ( !code_page(HOSTILE_CODE_VA) )
+            return;
+        put(HOSTILE_CODE_VA, ud2, 2);
+        ptr[0] = (uint32_t)HOSTILE_CODE_VA;
+        ptr[1] = (uint32_t)a->arg;
+        if ( a->kind == HOSTILE_FAR_JMP )
+            __asm__ __volatile__("ljmpl *(%0)" :: "r"(ptr) : "memory");
+        else
+            __asm__ __volatile__("lcalll *(%0)" :: "r"(ptr) : "memory");
+        break;
+    }
     }
     a->reached_end = 1;
     sys_exit(0);

@@ -52,6 +52,8 @@ enum hostile_kind
     HOSTILE_ICEBP,          /* INT1 (0xf1) */
     HOSTILE_INTO,           /* 0xce: invalid in 64-bit mode */
     HOSTILE_BOUND,          /* 0x62 /r: invalid in 64-bit mode */
+    HOSTILE_FAR_JMP,        /* jmp far through selector arg to a UD2 */
+    HOSTILE_FAR_CALL,       /* call far, likewise */
     NR_HOSTILE_KINDS,
 };
 #define HOSTILE_CODE_VA 0x10000000ull   /* below 4 GiB, for compat mode */

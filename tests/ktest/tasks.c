@@ -9,6 +9,7 @@
 #include <shimk/ktest.h>
 #include <shimk/string.h>
 #include <shimk/task.h>
+#include <asm/desc.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
@@ -201,6 +202,35 @@ KTEST(tasks, hostile_software_interrupts)
                (int)(before - frames_now()));
     ktest_note("INT 0-255, INT3, INT1, INTO, BOUND: 260 tasks killed, the "
                "kernel went on");
+}
+
+/*
+ * Far jumps and calls through every selector the GDT has (and one
+ * past it, every RPL, and the LDT bit): each to a UD2, so each kills
+ * the task whether the transfer faults or lands (SDM Vol. 2A, JMP/CALL
+ * far in 64-bit mode: only code segments and call gates qualify).
+ */
+KTEST(tasks, hostile_far_transfers)
+{
+    struct hostile_args a;
+    struct task_end end;
+    unsigned int landed = 0;
+    int code;
+
+    for ( unsigned int kind = HOSTILE_FAR_JMP; kind <= HOSTILE_FAR_CALL;
+          kind++ )
+        for ( unsigned int sel = 0; sel < (GDT_ENTRIES + 1) * 8; sel++ )
+        {
+            code = hostile_run(kind, sel, &a, &end);
+            KT_ASSERTF(t, code == -EFAULT && !a.reached_end && end.fault[0],
+                       "%s through %#x: exit %d, fault '%s'",
+                       kind == HOSTILE_FAR_JMP ? "jmp" : "call", sel, code,
+                       end.fault);
+            landed += strstr(end.fault, "(#UD)") != NULL;
+        }
+    ktest_note("far jmp and call through selectors 0-%#x: %u tasks killed "
+               "(%u reached the UD2: the user code segments)",
+               (GDT_ENTRIES + 1) * 8 - 1, 2 * (GDT_ENTRIES + 1) * 8, landed);
 }
 
 KTEST(tasks, memory_syscalls)
