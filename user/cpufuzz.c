@@ -3,11 +3,7 @@
 
 #include <shimk-user.h>
 #include "programs.h"
-
-#define USER_TOP_VA   0x0000800000000000ull
-#define SEL_USER_CS32 0x1b                  /* include/asm/desc.h */
-#define SEL_USER_DS   0x23
-#define SEL_USER_CS64 0x2b
+#include "ring3.h"
 
 /*
  * Every thread gets its own RWX code page at CPUFUZZ_CODE_VA + 64 KiB *
@@ -15,15 +11,9 @@
  * bytes it runs.  Nothing here is a global: built-in user code is
  * shared read-only (user/build.mk).
  */
-static uint64_t code_page(unsigned int index)
+static uint64_t thread_page(unsigned int index)
 {
     return CPUFUZZ_CODE_VA + (uint64_t)index * 0x10000;
-}
-
-static void put(uint64_t va, const unsigned char *b, unsigned int n)
-{
-    for ( unsigned int i = 0; i < n; i++ )
-        ((volatile unsigned char *)va)[i] = b[i];
 }
 
 static uint64_t call_at(uint64_t va, uint64_t rax)
@@ -122,50 +112,21 @@ static void do_selector(uint64_t *rs)
                          :: "r"((uint16_t)SEL_USER_DS));
 }
 
-/*
- * Into compatibility mode through USER_CS32, maybe a SYSCALL (CSTAR on
- * AMD, #UD on Intel) or an INT there, and back with a far jump.  R12
- * keeps RSP across the mode (SDM Vol. 1, 3.4.1.1).
- */
+/* Into compatibility mode, maybe a SYSCALL or an INT there, and back. */
 static void do_compat(uint64_t *rs, uint64_t page)
 {
-    uint64_t r = u_rand(rs), back, rax = SYS_CPU;
-    unsigned char code[16];
-    unsigned int n = 0;
-    volatile uint32_t *ptr = (volatile uint32_t *)(page + 0x800);
+    uint64_t r = u_rand(rs);
+    unsigned char pre[2] = { 0x0f, 0x05 };     /* syscall */
+    unsigned int n = 2;
 
-    __asm__ __volatile__("lea 1f(%%rip), %0\n\t"
-                         "jmp 2f\n"
-                         "1:\n\t"
-                         "mov %%r12, %%rsp\n\t"
-                         "ret\n"
-                         "2:" : "=r"(back));
-    if ( r % 4 == 0 )
+    if ( r % 4 == 1 )
     {
-        code[n++] = 0x0f;               /* syscall */
-        code[n++] = 0x05;
+        pre[0] = 0xcd;                          /* int $n */
+        pre[1] = (unsigned char)(r >> 8);
     }
-    else if ( r % 4 == 1 )
-    {
-        code[n++] = 0xcd;               /* int $n */
-        code[n++] = (unsigned char)(r >> 8);
-    }
-    code[n++] = 0xea;                   /* jmp far SEL_USER_CS64:back */
-    for ( unsigned int i = 0; i < 4; i++ )
-        code[n++] = (unsigned char)(back >> (8 * i));
-    code[n++] = SEL_USER_CS64;
-    code[n++] = 0;
-    put(page, code, n);
-    ptr[0] = (uint32_t)page;
-    ptr[1] = SEL_USER_CS32;
-    __asm__ __volatile__("lea 3f(%%rip), %%rcx\n\t"
-                         "push %%rcx\n\t"
-                         "mov %%rsp, %%r12\n\t"
-                         "ljmpl *(%1)\n"
-                         "3:"
-                         : "+a"(rax)
-                         : "r"(ptr)
-                         : "rcx", "rdx", "r11", "r12", "memory");
+    else if ( r % 4 > 1 )
+        n = 0;
+    compat_run(page, pre, n, SYS_CPU);
 }
 
 static void do_syscall_at(uint64_t *rs, uint64_t page)
@@ -180,12 +141,12 @@ static void do_syscall_at(uint64_t *rs, uint64_t page)
                      UPROT_READ | UPROT_WRITE | UPROT_EXEC) &&
              *(volatile unsigned char *)(USER_TOP_VA - 2) != 0x0f )
             return;
-        put(USER_TOP_VA - 2, sc, 2);
+        put_code(USER_TOP_VA - 2, sc, 2);
         call_at(USER_TOP_VA - 2, SYS_CPU);
         return;
     }
     r = (r >> 8) % (0x800 - 3);
-    put(page + r, sc, 3);
+    put_code(page + r, sc, 3);
     call_at(page + r, SYS_CPU);
 }
 
@@ -194,7 +155,7 @@ static void do_int(uint64_t *rs, uint64_t page)
     uint64_t r = u_rand(rs);
     unsigned char code[3] = { 0xcd, (unsigned char)r, 0xc3 };
 
-    put(page, code, 3);
+    put_code(page, code, 3);
     call_at(page, 0);
 }
 
@@ -210,7 +171,7 @@ static void do_bytes(uint64_t *rs, uint64_t page)
             code[i + k] = (unsigned char)(r >> (8 * k));
     }
     code[16] = 0xc3;
-    put(page, code, sizeof(code));
+    put_code(page, code, sizeof(code));
     call_at(page, u_rand(rs));
 }
 
@@ -237,7 +198,7 @@ static void fuzz_thread(void *argp)
     struct cpufuzz_args *a = (struct cpufuzz_args *)USER_ARGS_VA;
     unsigned int me = (unsigned int)(uint64_t)argp;
     struct cpufuzz_thread *t = &a->t[me];
-    uint64_t page = code_page(me), rs = t->seed | 1;
+    uint64_t page = thread_page(me), rs = t->seed | 1;
 
     if ( sys_map(page, 0, UPROT_READ | UPROT_WRITE | UPROT_EXEC) )
         sys_exit(2);

@@ -33,6 +33,7 @@ struct task
     volatile bool main_exited;
     int main_code;              /* that thread's exit code */
     char fault[112];            /* the first fault that killed it */
+    bool quiet;                 /* kills on purpose: their line at debug */
     /* Console output in whole lines, each with "name| " in front. */
     bool prefix_output;
     spinlock_t out_lock;

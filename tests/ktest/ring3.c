@@ -58,6 +58,9 @@ static const char *one_task(struct ktest *t, struct fuzz_totals *tot,
 {
     struct task *tk = task_create("cpufuzz");
     struct cpufuzz_args *a = task_args(tk), copy;
+
+    /* Thousands of kills: counted by cause below, not printed each. */
+    tk->quiet = true;
     uint64_t last = 0, last_change = rdtsc();
     struct task_end end;
 
