@@ -166,8 +166,12 @@ KTEST(tasks, hostile_syscall_state)
                ? "-ENOSYS (CSTAR)" : "#UD (this CPU has no 32-bit SYSCALL)");
 }
 
-/* Every software interrupt a task can raise kills it with a #GP or so. */
-KTEST(tasks, hostile_software_interrupts)
+/*
+ * Every software interrupt a task can raise kills it with a #GP or so.
+ * Hundreds of tasks: not in ktest=all, but in the ring3 rows (ktest=
+ * tasks selects it).
+ */
+KTEST_FLAGS(tasks, hostile_software_interrupts, KTEST_EXPLICIT)
 {
     static const struct
     {
@@ -212,7 +216,7 @@ KTEST(tasks, hostile_software_interrupts)
  * the task whether the transfer faults or lands (SDM Vol. 2A, JMP/CALL
  * far in 64-bit mode: only code segments and call gates qualify).
  */
-KTEST(tasks, hostile_far_transfers)
+KTEST_FLAGS(tasks, hostile_far_transfers, KTEST_EXPLICIT)
 {
     struct hostile_args a;
     struct task_end end;
