@@ -71,22 +71,21 @@ static unsigned int reserved_pfns(struct pfn_range *out,
     for ( unsigned int r = 0; r < nr_reserved && n < RESERVED_MAX; r++ )
     {
         struct pfn_range v;
+        uint64_t last;
         unsigned int j;
 
         if ( !reserved[r].len )
             continue;
         v.start = reserved[r].base >> PAGE_SHIFT_;
         /*
-         * Saturated at the top: an end that wrapped below the start
+         * From the last byte, saturated at the top: an end that wrapped
+         * below the start (base + len, or its rounding up, past 2^64)
          * would make the walk below add the frames in between, the
          * kernel's own among them.
          */
-        if ( reserved[r].len - 1 > UINT64_MAX - reserved[r].base -
-                                   (PAGE_SIZE_ - 1) )
-            v.end = (UINT64_MAX >> PAGE_SHIFT_) + 1;
-        else
-            v.end = (reserved[r].base + reserved[r].len + PAGE_SIZE_ - 1) >>
-                    PAGE_SHIFT_;
+        last = reserved[r].len - 1 > UINT64_MAX - reserved[r].base
+               ? UINT64_MAX : reserved[r].base + reserved[r].len - 1;
+        v.end = (last >> PAGE_SHIFT_) + 1;
         for ( j = n; j && out[j - 1].start > v.start; j-- )
             out[j] = out[j - 1];
         out[j] = v;

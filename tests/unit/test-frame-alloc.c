@@ -235,6 +235,18 @@ static void reserved_wrapping(void **state)
 }
 
 /*
+ * Found by make fuzz (corpus mmap/regress-round-up): a range whose end
+ * fits but whose rounding up to a page wraps: [1, 2^64 - 4095).
+ */
+static void reserved_rounding_wraps(void **state)
+{
+    ram(PG, 3 * PG);
+    reserve(1, 0xfffffffffffff000ull);
+    assert_int_equal(add(), 0);
+    EXPECT_FREE(-1, -1);
+}
+
+/*
  * Found by make fuzz (tests/fuzz/corpus/mmap/regress-top-page): RAM in
  * the last page of the address space rounded its start up past 2^64,
  * to frame 0, and the pool took every frame from there.
@@ -380,6 +392,7 @@ int main(void)
         T(reserved_outside_ram),
         T(reserved_covers_everything),
         T(reserved_wrapping),
+        T(reserved_rounding_wraps),
         T(ram_in_the_last_page_adds_nothing),
         T(realistic_map),
         T(ram_beyond_table),
