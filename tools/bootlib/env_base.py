@@ -33,6 +33,9 @@ class Env:
     panic_ends_run = True
     # Whether shimk's port 0xe9 output is kept for the log.
     debugcon = True
+    # Whether QEMU's CPUs are an L0's own (Xen's, or L1 KVM's), so that
+    # --host-cpus sets how many CPUs shimk's vCPUs share.
+    l0_in_qemu = False
     # Whether --gdb can stop shimk itself: not where an L0 runs in QEMU.
     gdb_ok = True
 
@@ -45,6 +48,21 @@ class Env:
             self.timeout = GDB_TIMEOUT_S
         # The initrd of this run (make_initrd), or None.
         self.initrd_file = None
+        self.add_host_cpus()
+
+    def add_host_cpus(self):
+        """tlbbench's start line states the L0's CPU count: tell shimk.
+
+        A guest cannot learn it, and the overcommit ratio is what an L0
+        flush's worth depends on (docs/tlbbench.md, host-cpus=).
+        """
+        words = self.a.append.split()
+        if (not self.l0_in_qemu or
+                not any(w.startswith("bench=") for w in words) or
+                any(w.startswith("host-cpus=") for w in words)):
+            return
+        self.a.append = ("%s host-cpus=%d" % (self.a.append,
+                                              self.qemu_cpus())).strip()
 
     # --- before QEMU ---
     def check(self):

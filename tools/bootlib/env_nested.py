@@ -85,6 +85,7 @@ def symbolizer(elf):
 
 class KvmNestedEnv(Env):
     name = "kvm-nested"
+    l0_in_qemu = True
     default_timeout = 240.0
     default_cpu = "host"
     panic_ends_run = False

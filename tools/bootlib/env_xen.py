@@ -81,6 +81,7 @@ def dom0_crashed(panic_lines):
 class XenEnv(Env):
     """Xen with shimk as its PVH dom0, booted by QEMU -kernel."""
 
+    l0_in_qemu = True
     name = "xen"
     default_mem = 256
     default_timeout = 180.0
