@@ -136,8 +136,8 @@ bool fw_cfg_present(void);
 
 /*
  * Fill bi from QEMU's fw_cfg alone: the command line (every option
- * that fits) and the memory map.  No modules, no RSDP address (the
- * BIOS areas are scanned).  0, or -1 after saying what was missing.
+ * that fits), the memory map and the initrd as module 0.  No RSDP
+ * address (the BIOS areas are scanned).  0, or -1 after saying what was missing.
  */
 int fw_cfg_boot_info(struct boot_info *bi);
 

@@ -52,8 +52,8 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     {
         pr_warn("pvh: the start info at %#x is not valid; under QEMU a "
                 "command line over 4095 bytes overwrites it (the PVH option "
-                "ROM's buffer): reading the command line and memory map from "
-                "QEMU's fw_cfg instead, without boot modules\n", data_pa);
+                "ROM's buffer): reading the command line, memory map and "
+                "initrd from QEMU's fw_cfg instead\n", data_pa);
         rc = fw_cfg_boot_info(bi) ? -EINVAL : 0;
     }
     if ( rc )

@@ -17,6 +17,8 @@
 #define FW_CFG_PORT_SEL     0x510
 #define FW_CFG_PORT_DATA    0x511
 #define FW_CFG_SIGNATURE    0x00
+#define FW_CFG_INITRD_ADDR  0x0a
+#define FW_CFG_INITRD_SIZE  0x0b
 #define FW_CFG_CMDLINE_SIZE 0x14
 #define FW_CFG_CMDLINE_DATA 0x15
 #define FW_CFG_FILE_DIR     0x19
@@ -124,5 +126,26 @@ int fw_cfg_boot_info(struct boot_info *bi)
     fw_cfg_read(sel, e820, size);
     fw_cfg_e820_parse(bi, e820, size);
     bi->rsdp_pa = find_rsdp();
+
+    /*
+     * QEMU's PVH option ROM copies the initrd to FW_CFG_INITRD_ADDR
+     * after the command line (pc-bios/optionrom/pvh_main.c), so it is
+     * there even when the line overran the ROM's start info.  Module 0,
+     * as the start info would have said; kernel/initrd.c still checks
+     * that it lies in RAM and starts with a newc header.
+     */
+    {
+        uint32_t addr = 0, isize = 0;
+
+        fw_cfg_read(FW_CFG_INITRD_ADDR, &addr, sizeof(addr));
+        if ( addr )
+            fw_cfg_read(FW_CFG_INITRD_SIZE, &isize, sizeof(isize));
+        if ( addr && isize )
+        {
+            bi->modules[0] = (struct boot_module){ .base = addr,
+                                                   .size = isize };
+            bi->nr_modules = 1;
+        }
+    }
     return 0;
 }
