@@ -368,3 +368,45 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
         KT_SKIP(t, "inconclusive: in %u tries another interrupt always "
                 "woke the sleeper before the watchdog", tries - 1);
 }
+
+/*
+ * The same, with no other CPU busy: the ktest thread's own sleep is the
+ * only timed event, and its expiry is never delivered.  The other CPUs
+ * sat halted with nothing armed; without their watch ticks
+ * (kernel/sched.c) nothing ever ran the watchdog again and the machine
+ * halted for good, as it once did under Xen.  Here that is a hang that
+ * only the run's timeout ends.
+ */
+KTEST(timer, an_only_sleeper_is_recovered_while_the_others_idle)
+{
+    unsigned int tries = 0;
+    bool kicked = false;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "needs a second CPU to watch the first");
+    while ( !kicked && tries++ < 10 )
+    {
+        struct sched_timer_stats s0, s1;
+        uint64_t start;
+
+        /* Let the others settle into their idle loops first. */
+        thread_sleep_us(20000);
+        sched_timer_stats(&s0);
+        start = rdtsc();
+        sched_debug_drop_timer(true);
+        thread_sleep_us(2000);
+        sched_debug_drop_timer(false);
+        sched_timer_stats(&s1);
+        kicked = s1.kicks_sent > s0.kicks_sent &&
+                 s1.late[LATE_UNDELIVERED] > s0.late[LATE_UNDELIVERED];
+        ktest_note("a 2000 us sleep on CPU%u, the only timed event, whose "
+                   "expiry was never delivered took %lu us: %s",
+                   smp_processor_id(),
+                   (unsigned long)(cycles_to_ns(rdtsc() - start) / 1000),
+                   kicked ? "a watch tick's watchdog woke it"
+                          : "another interrupt woke it first");
+    }
+    if ( !kicked )
+        KT_SKIP(t, "inconclusive: in %u tries another interrupt always "
+                "woke the sleeper before the watchdog", tries - 1);
+}
