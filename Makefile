@@ -28,6 +28,7 @@ endif
 .DEFAULT_GOAL := all
 .PHONY: all run check bench stress iso defconfig menuconfig olddefconfig \
         savedefconfig clean help deps unit unit-build matrix user-elf \
+        linux-peer \
         fuzz fuzz-build fuzz-smoke
 
 # --- configuration -----------------------------------------------------------
@@ -85,7 +86,7 @@ KLDFLAGS := -nostdlib -static -no-pie -z max-page-size=0x1000 \
             -z noexecstack --no-warn-rwx-segments --build-id=none \
             --fatal-warnings -T linker.ld
 
-all: $(BUILD)/shimk.elf user-elf
+all: $(BUILD)/shimk.elf user-elf linux-peer
 
 $(BUILD)/%.o: %.c $(CONFIG_H) | $(XEN_INC)
 	@mkdir -p $(dir $@)
@@ -118,6 +119,23 @@ $(BUILD)/user-elf/bad/stamp: $(BUILD)/user-elf/hello tools/mkbadelf
 	@touch $@
 
 user-elf: $(SDK_EXAMPLES) $(BUILD)/user-elf/bad/stamp
+
+# Linux beside shimk (docs/linux-peer.md): tlbpeer, static for the host's
+# glibc, and the initramfs whose /init it is.
+PEER_DIR := $(BUILD)/linux-peer
+
+$(PEER_DIR)/tlbpeer: peer/tlbpeer.c
+	@mkdir -p $(dir $@)
+	@echo "  CC [L]  $@"
+	@$(HOSTCC) -std=gnu11 -O2 -static -pthread -Wall -Wextra -Werror \
+	  -o $@ $<
+
+$(PEER_DIR)/initramfs.cpio: $(PEER_DIR)/tlbpeer tools/linux-peer \
+                            tools/bootlib/common.py
+	@echo "  CPIO    $@"
+	@$(PYTHON) tools/linux-peer $< $@
+
+linux-peer: $(PEER_DIR)/initramfs.cpio
 
 $(BUILD)/shimk.elf: $(KERNEL_OBJS) $(USER_OBJS) $(BUILD)/user/checked linker.ld
 	@echo "  LD      $@"
@@ -218,6 +236,7 @@ help:
 	@echo "make unit         host unit tests only"
 	@echo "make fuzz         every parser's fuzz target, FUZZ_SECONDS (600) each"
 	@echo "make user-elf     the SDK's example programs, $(BUILD)/user-elf/"
+	@echo "make linux-peer   the Linux peer's tlbpeer and initramfs, $(BUILD)/linux-peer/"
 	@echo "make matrix       boot matrix only (tests/boot-matrix.ini)"
 	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"
 	@echo "make defconfig | menuconfig | olddefconfig | savedefconfig"

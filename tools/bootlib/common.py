@@ -63,19 +63,22 @@ def kvm_usable():
 def newc(entries):
     """A cpio archive in the kernel's initramfs format (newc).
 
-    entries: (name, mode, data) with data None for a directory.
+    entries: (name, mode, data) with data None for a directory, or
+    (name, mode, None, (major, minor)) for a device node: an archive
+    entry needs no mknod, so no root, to hold /dev/console.
     """
     out = bytearray()
 
     def pad():
         out.extend(b"\0" * (-len(out) % 4))
 
-    for ino, (name, mode, data) in enumerate(
-            entries + [("TRAILER!!!", 0, b"")], 1):
+    for ino, entry in enumerate(entries + [("TRAILER!!!", 0, b"")], 1):
+        name, mode, data = entry[:3]
+        rdev = entry[3] if len(entry) > 3 else (0, 0)
         data = data or b""
         nlink = 2 if (mode & 0o170000) == 0o040000 else 1
-        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, 0, 0,
-                  len(name) + 1, 0)
+        fields = (ino, mode, 0, 0, nlink, 0, len(data), 0, 0, rdev[0],
+                  rdev[1], len(name) + 1, 0)
         out += b"070701" + b"".join(b"%08X" % f for f in fields)
         out += name.encode() + b"\0"
         pad()
@@ -84,19 +87,24 @@ def newc(entries):
     return bytes(out)
 
 
-def initrd_with(base, extra, path):
-    """Write base (a cached initramfs) and then extra to path.
+def initrd_with(base, extra, path, more=()):
+    """Write base (a cached initramfs), then extra, then more to path.
 
     The kernel unpacks every archive in the image, so the cached part never
     has to be rebuilt for a new kernel or command line. Archives after the
-    first start 4-byte aligned; the kernel skips the zeros.
+    first start 4-byte aligned; the kernel skips the zeros. more: files
+    (further cached archives, such as the Linux peer's) appended the same
+    way.
     """
-    with open(base, "rb") as f:
-        data = f.read()
     with open(path, "wb") as f:
-        f.write(data)
-        f.write(b"\0" * (-len(data) % 4))
-        f.write(extra)
+        for part in [base, extra] + list(more):
+            if isinstance(part, (bytes, bytearray)):
+                data = part
+            else:
+                with open(part, "rb") as src:
+                    data = src.read()
+            f.write(b"\0" * (-f.tell() % 4))
+            f.write(data)
     return path
 
 

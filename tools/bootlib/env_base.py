@@ -38,6 +38,8 @@ class Env:
     l0_in_qemu = False
     # Whether --gdb can stop shimk itself: not where an L0 runs in QEMU.
     gdb_ok = True
+    # Whether --peer linux can run here (a Linux L0 to start it).
+    peer_ok = False
 
     def __init__(self, args):
         self.a = args
@@ -159,6 +161,10 @@ class Env:
     # --- after QEMU ---
     def judge(self, run, rc, killed):
         return console.judge(run, rc, killed, self.timeout)
+
+    def peer_judge(self, status, why):
+        """The run's verdict with the Linux peer's folded in."""
+        return status, why
 
     def report(self, run, rc, killed):
         """Notes on stderr after the verdict was made."""

@@ -14,13 +14,19 @@ import socket
 import subprocess
 import time
 
-from bootlib import common, console, kvm_stall
+from bootlib import common, console, kvm_stall, peer
 from bootlib.common import ELF, note
 from bootlib.env_base import Env
 
 L1_DIR = os.path.join(common.BUILD, "kvm-nested")
 L1_KERNEL_REL = os.path.join("build", "kvm-nested", "vmlinux")
 L1_INITRAMFS = os.path.join(L1_DIR, "initramfs.cpio")
+L1_KERNEL = os.path.join(common.ROOT, L1_KERNEL_REL)
+# The Linux peer's runner, sourced by L1's init after shimk's L2.
+L1_PEER_RUN = os.path.join(common.ROOT, "tools", "kvm-peer-run")
+# L1's memory for the peer beyond its L2's: the peer's vmlinux (63 MiB)
+# and initramfs in L1's rootfs, and the copy L2's QEMU reads.
+L1_PEER_EXTRA_MIB = 160
 # L1's kernel command line. quiet: the serial is slow under TCG and L2's
 # lines share it; nokaslr: a dump's addresses are L1's or shimk's at a
 # glance; mitigations=off: nothing to protect, and TCG pays for each.
@@ -91,9 +97,17 @@ class KvmNestedEnv(Env):
     panic_ends_run = False
     debugcon = False
     gdb_ok = False
+    peer_ok = True
 
     def __init__(self, args):
         super().__init__(args)
+        # The Linux peer (--peer linux) runs after shimk's L2, in its own
+        # share of the timeout, on top of shimk's.
+        self.peer = peer.Peer(bool(args.peer), "L1")
+        self.peer_share = 0
+        if args.peer:
+            self.peer_share = peer.share(args)
+        self.peer_piece = None
         self.stage = None           # L1's last progress line
         self.l2_started = False
         self.verdict = None
@@ -107,6 +121,8 @@ class KvmNestedEnv(Env):
         self.monitor = None         # the outer QEMU's monitor socket
         self.l1_dump = []
         self.end = int(max(L1_MIN_END_S, self.timeout - L1_END_MARGIN_S))
+        self.peer_end = self.end + self.peer_share
+        self.timeout += self.peer_share
 
     def warn_unused(self):
         if self.a.xen_append:
@@ -114,12 +130,26 @@ class KvmNestedEnv(Env):
 
     def prepare(self, tmp):
         self.warn_unused()
+        if self.peer.wanted:
+            peer.require_initramfs()
         common.run_builder("kvm-l1", "kvm-l1: ", "nested KVM L1", 1800)
+        if self.peer.wanted:
+            # L1's own kernel is the peer's: Debian's 6.1, an ELF that
+            # QEMU boots through its PVH note (no emulated unpacking).
+            self.peer_piece = peer.cached_archive("l1-peer.cpio", [
+                ("kvm-run/peer", 0o040755, None),
+                ("kvm-run/peer/vmlinux", 0o100644, L1_KERNEL),
+                ("kvm-run/peer/initramfs.cpio", 0o100644,
+                 peer.PEER_INITRAMFS),
+                ("kvm-run/peer/run", 0o100644, L1_PEER_RUN)])
 
     def l2_cpu(self):
         return self.a.cpu or self.default_cpu
 
     def qemu_memory(self):
+        if self.peer.wanted:
+            return max(L1_MIN_MIB, peer.peer_mem(self.mem) + L1_EXTRA_MIB +
+                       L1_PEER_EXTRA_MIB)
         return max(L1_MIN_MIB, self.mem + L1_EXTRA_MIB)
 
     def qemu_cpus(self):
@@ -140,15 +170,26 @@ class KvmNestedEnv(Env):
         files = [
             ("kvm-run", 0o040755, None),
             ("kvm-run/shimk.elf", 0o100644, elf),
-            ("kvm-run/append", 0o100644, self.a.append.encode()),
-            ("kvm-run/params", 0o100644, params.encode())]
+            ("kvm-run/append", 0o100644, self.a.append.encode())]
+        more = []
+        if self.peer.wanted:
+            # The peer's files are a cached archive after this one; its
+            # command line and bounds are per run.
+            params += ("KVMRUN_PEER_MEM=%d\nKVMRUN_PEER_END=%d\n"
+                       "KVMRUN_PEER_SILENT=%d\n"
+                       % (peer.peer_mem(self.mem), self.peer_end,
+                          peer.PEER_SILENT_S))
+            files.append(("kvm-run/peer-append", 0o100644,
+                          peer.cmdline(self.a, "ttyS0").encode()))
+            more.append(self.peer_piece)
+        files.append(("kvm-run/params", 0o100644, params.encode()))
         if self.initrd_file:
             # L1's QEMU passes it to shimk with -initrd (tools/kvm-l1-init).
             with open(self.initrd_file, "rb") as f:
                 files.append(("kvm-run/initrd", 0o100644, f.read()))
         run = common.newc(files)
         return common.initrd_with(L1_INITRAMFS, run,
-                                  os.path.join(tmp, "kvm-initrd.cpio"))
+                                  os.path.join(tmp, "kvm-initrd.cpio"), more)
 
     def boot_args(self, tmp):
         if re.search(r"[\s'\"\\$`]", self.l2_cpu()):
@@ -164,6 +205,9 @@ class KvmNestedEnv(Env):
 
     def line(self, run, text):
         self.last_line = time.monotonic()
+        if text.startswith(peer.LINE_PREFIX):
+            self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
+            return
         if text.startswith(L2_PREFIX):
             run.guest_line(text[len(L2_PREFIX):])
             return
@@ -181,6 +225,10 @@ class KvmNestedEnv(Env):
         # Anything else (L1's kernel) is for the log only.
 
     def l1_line(self, what):
+        if what.startswith("peer "):
+            self.peer_line(what[len("peer "):])
+            self.stage = what
+            return
         m = VERDICT_RE.match(what)
         if m:
             self.verdict = what
@@ -199,6 +247,20 @@ class KvmNestedEnv(Env):
             if not QEMU_NOISE_RE.search(what):
                 self.l1_errors.append(what)
         self.stage = what
+
+    def peer_line(self, what):
+        """L1's words on the peer (tools/kvm-peer-run)."""
+        if what.startswith("start: "):
+            self.peer.started = True
+        elif what.startswith("qemu stderr: "):
+            if not QEMU_NOISE_RE.search(what):
+                self.l1_errors.append("peer " + what)
+        elif re.match(r"^(exit \d+|silent .*|timeout after .*|error .*)$",
+                      what):
+            self.peer.verdict = what
+
+    def peer_judge(self, status, why):
+        return self.peer.judge(status, why)
 
     def stage_deadline(self, run, start):
         if not self.l2_started:

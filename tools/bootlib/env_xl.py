@@ -10,13 +10,17 @@ import re
 import sys
 import time
 
-from bootlib import common
+from bootlib import common, peer
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
                              dom0_crashed)
 
 XL_KERNEL_REL = os.path.join("build", "xl", "dom0-kernel")
+XL_KERNEL = os.path.join(common.ROOT, XL_KERNEL_REL)
+# The Linux peer's runner, sourced by dom0's init after shimk's domU.
+XL_PEER_RUN = os.path.join(common.ROOT, "tools", "xl-peer-run")
+XL_PEER_NAME = "linux-peer"
 XL_INITRAMFS = os.path.join(common.BUILD, "xl", "initramfs.cpio.gz")
 # dom0's own memory: enough for the toolstack and the initramfs, fixed so
 # that --mem is the domU's alone.
@@ -60,14 +64,41 @@ def xl_quote(text):
 
 def xl_config(a, mem, ramdisk=False):
     extra = (("ramdisk", '"/xl-run/initrd.cpio"'),) if ramdisk else ()
-    return "".join("%s = %s\n" % kv for kv in extra + (
+    return xl_domain(extra + (
         ("name", xl_quote(XL_NAME)),
         ("type", '"pvh"'),
         ("kernel", '"/xl-run/shimk.elf"'),
         ("memory", str(mem)),
         ("maxmem", str(mem)),
         ("vcpus", str(a.smp)),
-        ("cmdline", xl_quote(a.append)),
+        ("cmdline", xl_quote(a.append))))
+
+
+def xl_peer_config(a, mem):
+    """The Linux peer: Debian's 6.1, the same vCPUs, as a PVH domU.
+
+    Its kernel is dom0's own (the gzip'd ELF vmlinux of tools/xl-dom0,
+    which libxl's PVH builder unpacks), its ramdisk tlbpeer's initramfs.
+    RDTSCP is hidden from it: Xen traps the TSC of its HVM guests here,
+    and QEMU 7.2's TCG reports a trapped RDTSCP as an RDTSC exit, which
+    Xen 4.17 then fails to emulate ("SVM Insn len emulation failed"), so
+    Linux's first rdtsc_ordered() faulted. Without it Linux reads the TSC
+    with LFENCE; RDTSC, as tlbpeer and shimk do.
+    """
+    return xl_domain((
+        ("name", xl_quote(XL_PEER_NAME)),
+        ("type", '"pvh"'),
+        ("cpuid", '"host,rdtscp=0"'),
+        ("kernel", '"/xl-run/peer/kernel"'),
+        ("ramdisk", '"/xl-run/peer/initramfs.cpio"'),
+        ("memory", str(mem)),
+        ("maxmem", str(mem)),
+        ("vcpus", str(a.smp)),
+        ("cmdline", xl_quote(peer.cmdline(a, "hvc0")))))
+
+
+def xl_domain(keys):
+    return "".join("%s = %s\n" % kv for kv in keys + (
         # Preserve, so that xenconsoled drains the ring before dom0's
         # init destroys the domain; reboot must never restart it.
         ("on_poweroff", '"preserve"'),
@@ -85,8 +116,17 @@ class XlEnv(XenEnv):
     # and reports.
     panic_ends_run = False
 
+    peer_ok = True
+
     def __init__(self, args):
         super().__init__(args)
+        # The Linux peer (--peer linux) runs after shimk's domU, in its
+        # own share of the timeout, on top of shimk's.
+        self.peer = peer.Peer(bool(args.peer), "dom0")
+        self.peer_share = 0
+        if args.peer:
+            self.peer_share = peer.share(args)
+        self.peer_piece = None
         # dom0's stages (see tools/xl-dom0-init) and its report.
         self.xl_init = False
         self.xl_create_at = None
@@ -95,16 +135,27 @@ class XlEnv(XenEnv):
         self.xl_exit = None
         self.xl_errors = []
         self.dom0_fail = None
-        # dom0's uptime by which the domU must be gone.
+        # dom0's uptime by which the domU must be gone, then the peer.
         self.end = int(max(XL_MIN_END_S, self.timeout - XL_END_MARGIN_S))
+        self.peer_end = self.end + self.peer_share
+        self.timeout += self.peer_share
 
     def prepare(self, tmp):
         if any(c in self.a.append for c in "\n\r\0"):
             note("--append: a line break or NUL cannot go into xl's "
                  "cmdline=")
             sys.exit(2)
+        if self.peer.wanted:
+            peer.require_initramfs()
         super().prepare(tmp)
         common.run_builder("xl-dom0", "xl-dom0: ", "xl dom0", 1800)
+        if self.peer.wanted:
+            self.peer_piece = peer.cached_archive("xl-peer.cpio", [
+                ("xl-run/peer", 0o040755, None),
+                ("xl-run/peer/kernel", 0o100644, XL_KERNEL),
+                ("xl-run/peer/initramfs.cpio", 0o100644,
+                 peer.PEER_INITRAMFS),
+                ("xl-run/peer/run", 0o100644, XL_PEER_RUN)])
 
     def xen_args(self):
         """Xen's command line: a PV dom0 of fixed size."""
@@ -118,7 +169,9 @@ class XlEnv(XenEnv):
         return args
 
     def qemu_memory(self):
-        return XL_DOM0_MEM_MIB + self.mem + XL_QEMU_EXTRA_MIB
+        # The peer comes after shimk's domU is gone, in the same room.
+        domu = peer.peer_mem(self.mem) if self.peer.wanted else self.mem
+        return XL_DOM0_MEM_MIB + domu + XL_QEMU_EXTRA_MIB
 
     def qemu_cpus(self):
         # One CPU for dom0 beside the domU's vCPUs.
@@ -134,8 +187,17 @@ class XlEnv(XenEnv):
             ("xl-run", 0o040755, None),
             ("xl-run/shimk.elf", 0o100644, elf),
             ("xl-run/shimk.cfg", 0o100644,
-             xl_config(self.a, self.mem, bool(self.initrd_file)).encode()),
-            ("xl-run/params", 0o100644, params.encode())]
+             xl_config(self.a, self.mem, bool(self.initrd_file)).encode())]
+        more = []
+        if self.peer.wanted:
+            # The peer's files are a cached archive after this one; its
+            # config and bounds are per run.
+            params += "PEER_END=%d\nPEER_SILENT=%d\n" % (
+                self.peer_end, peer.PEER_SILENT_S)
+            files.append(("xl-run/peer.cfg", 0o100644, xl_peer_config(
+                self.a, peer.peer_mem(self.mem)).encode()))
+            more.append(self.peer_piece)
+        files.append(("xl-run/params", 0o100644, params.encode()))
         if self.initrd_file:
             # The domU's initrd: xl's ramdisk=, a PVH start info module.
             with open(self.initrd_file, "rb") as f:
@@ -143,7 +205,8 @@ class XlEnv(XenEnv):
         run = common.newc(files)
         return common.initrd_with(XL_INITRAMFS,
                                   gzip.compress(run, compresslevel=1),
-                                  os.path.join(tmp, "xl-initrd.cpio.gz"))
+                                  os.path.join(tmp, "xl-initrd.cpio.gz"),
+                                  more)
 
     def boot_args(self, tmp):
         initrd = self.initrd(tmp)
@@ -159,6 +222,9 @@ class XlEnv(XenEnv):
 
     def line(self, run, text):
         """Only dom0's report of the domU's console is shown."""
+        if text.startswith(peer.LINE_PREFIX):
+            self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
+            return
         if text.startswith(XL_DOMU_PREFIX):
             text = text[len(XL_DOMU_PREFIX):]
             if self.xl_console == "xl-dmesg":
@@ -183,6 +249,9 @@ class XlEnv(XenEnv):
         # the domU's port 0xe9 lines) is for the log only.
 
     def xl_run_line(self, run, what):
+        if what.startswith("peer "):
+            self.peer_line(what[len("peer "):])
+            return
         if what.startswith("dom0 init start"):
             self.xl_init = True
         elif what.startswith("create ") and self.xl_create_at is None:
@@ -197,6 +266,21 @@ class XlEnv(XenEnv):
             self.xl_exit = int(XL_EXIT_RE.match(what).group(1))
         if what.startswith("xl destroy") or what.startswith("port 0xf4"):
             self.xl_errors.append(what)
+
+    def peer_line(self, what):
+        """dom0's words on the peer (tools/xl-peer-run)."""
+        if what.startswith("create "):
+            self.peer.started = True
+        elif what.startswith("skipped: "):
+            self.peer.skipped = what[len("skipped: "):]
+        elif re.match(r"^(domain shut down, reason \S+|timeout after .*|"
+                      r"silent .*|error .*)$", what):
+            self.peer.verdict = what
+        elif what.startswith("xl destroy"):
+            self.xl_errors.append("peer " + what)
+
+    def peer_judge(self, status, why):
+        return self.peer.judge(status, why)
 
     def stage_deadline(self, run, start):
         """dom0's start; later stages are bounded by dom0 itself (XLRUN_END)
