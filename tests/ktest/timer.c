@@ -13,6 +13,13 @@
 #include <asm/smp.h>
 
 #define WAIT_MS 1000
+/*
+ * A sleeper whose expiry is dropped wakes only when another CPU's
+ * watchdog kicks it; under Xen in TCG on a loaded host the kicker's own
+ * timer came up to 2 s late.  Failing needs no kick at all: a bound far
+ * past that, not a budget.
+ */
+#define KICK_WAIT_MS 30000
 /* Longer than the kernel's own bound before it calls an expiry lost. */
 #define ARRIVE_MS 8000
 #define SHOTS_PER_CPU 2000
@@ -321,7 +328,7 @@ static void sleep_undelivered(void *arg)
 /*
  * An expiry the L0 never delivers (simulated: armed in the books, not in
  * the hardware) still wakes its sleeper: another CPU's watchdog kicks
- * the CPU, which counts the wake as "undelivered".  Any other interrupt
+ * the CPU, whose kick wakes the sleeper.  Any other interrupt
  * on that CPU may wake it first; under Xen one sometimes comes, so that
  * try is noted and the test tries again.
  */
@@ -343,19 +350,25 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
         u->resched_ipis = resched_received(cpu);
         sched_timer_stats(&s0);
         th = thread_create("undelivered", sleep_undelivered, u, cpu, false);
-        KT_ASSERTF(t, !thread_join(th, WAIT_MS),
-                   "CPU%u's sleeper was not woken in %u ms", cpu, WAIT_MS);
+        KT_ASSERTF(t, !thread_join(th, KICK_WAIT_MS),
+                   "CPU%u's sleeper was not woken in %u ms", cpu,
+                   KICK_WAIT_MS);
         sched_timer_stats(&s1);
         timers = sched_timer_irqs(cpu) - timers;
         KT_ASSERT(t, u->done);
         KT_ASSERT(t, u->slept_us >= 2000);
+        /*
+         * A kick that woke a sleeper, not the late-wake class: an idle
+         * CPU's watch tick may still count down in the hardware, which
+         * makes the wake read as the L0's clock behind.
+         */
         kicked = s1.kicks_sent > s0.kicks_sent &&
-                 s1.late[LATE_UNDELIVERED] > s0.late[LATE_UNDELIVERED];
+                 s1.kick_wakes > s0.kick_wakes;
         ktest_note("a 2000 us sleep on CPU%u whose expiry was never "
                    "delivered took %lu us (%lu timer interrupts came in): "
                    "%s", cpu, (unsigned long)u->slept_us,
                    (unsigned long)timers,
-                   kicked ? "the watchdog woke it, counted undelivered" :
+                   kicked ? "the watchdog's kick woke it" :
                             "another interrupt woke it first");
         kfree(u);
     }
@@ -377,7 +390,7 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
  * halted for good, as it once did under Xen.  Here that is a hang that
  * only the run's timeout ends.
  */
-KTEST(timer, an_only_sleeper_is_recovered_while_the_others_idle)
+KTEST(timer, a_lone_sleeper_is_recovered_by_a_watch_tick)
 {
     unsigned int tries = 0;
     bool kicked = false;
@@ -398,7 +411,7 @@ KTEST(timer, an_only_sleeper_is_recovered_while_the_others_idle)
         sched_debug_drop_timer(false);
         sched_timer_stats(&s1);
         kicked = s1.kicks_sent > s0.kicks_sent &&
-                 s1.late[LATE_UNDELIVERED] > s0.late[LATE_UNDELIVERED];
+                 s1.kick_wakes > s0.kick_wakes;
         ktest_note("a 2000 us sleep on CPU%u, the only timed event, whose "
                    "expiry was never delivered took %lu us: %s",
                    smp_processor_id(),
