@@ -124,11 +124,16 @@ user-elf: $(SDK_EXAMPLES) $(BUILD)/user-elf/bad/stamp
 # glibc, and the initramfs whose /init it is.
 PEER_DIR := $(BUILD)/linux-peer
 
-$(PEER_DIR)/tlbpeer: peer/tlbpeer.c
+# Its statistics are tlbbench's own pure files, so both guests' figures
+# are summarized by the same code.
+PEER_SRC := peer/tlbpeer.c kernel/bench-stats.c kernel/sort.c
+
+$(PEER_DIR)/tlbpeer: $(PEER_SRC) include/shimk/bench-stats.h \
+                     include/shimk/sort.h include/shimk/types.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [L]  $@"
 	@$(HOSTCC) -std=gnu11 -O2 -static -pthread -Wall -Wextra -Werror \
-	  -o $@ $<
+	  -Iinclude -o $@ $(PEER_SRC)
 
 $(PEER_DIR)/initramfs.cpio: $(PEER_DIR)/tlbpeer tools/linux-peer \
                             tools/bootlib/common.py

@@ -50,6 +50,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* tlbbench's own statistics, built from the same file (kernel/). */
+#include <shimk/bench-stats.h>
+
 #define PAGE 4096ul
 #define SLOTS 8                 /* tagged slots per remap block, as tlbbench */
 #define MAX_CPUS 64
@@ -171,61 +174,6 @@ static int pin_to(int cpu)
         return -errno;
     /* The call returns with the thread migrated, but say so if not. */
     return sched_getcpu() == cpu ? 0 : -EAGAIN;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return x < y ? -1 : x > y;
-}
-
-/* Nearest rank, as shimk's percentile_sorted(). */
-static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned int p)
-{
-    size_t rank;
-
-    if ( !n )
-        return 0;
-    if ( p >= 100 )
-        return sorted[n - 1];
-    rank = ((size_t)p * n + 99) / 100;
-    return sorted[rank ? rank - 1 : 0];
-}
-
-struct reps
-{
-    uint64_t med, min, max;
-    int noisy;
-};
-
-/* The median of repeats (the lower middle: a measured value), as tlbbench. */
-static struct reps summarize(const uint64_t *vals, unsigned int n)
-{
-    uint64_t v[MAX_REPS];
-    struct reps r = { 0, 0, 0, 0 };
-
-    if ( !n )
-        return r;
-    memcpy(v, vals, n * sizeof(*v));
-    qsort(v, n, sizeof(*v), cmp_u64);
-    r.min = v[0];
-    r.max = v[n - 1];
-    r.med = v[(n - 1) / 2];
-    r.noisy = r.med ? (r.max - r.min) * 100 > NOISY_PCT * r.med
-                    : r.max != 0;
-    return r;
-}
-
-static uint64_t xorshift(uint64_t *s)
-{
-    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
-
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545f4914f6cdd1dull;
 }
 
 /*
@@ -653,11 +601,12 @@ static void remap_block(struct cell *c, const struct profile *pf,
     stale += self.stale;
     checked += self.checked;
 
-    qsort(lat, pf->flushes, sizeof(*lat), cmp_u64);
-    c->rep_lat[rep].p50 = percentile(lat, pf->flushes, 50);
-    c->rep_lat[rep].p90 = percentile(lat, pf->flushes, 90);
-    c->rep_lat[rep].p99 = percentile(lat, pf->flushes, 99);
-    c->rep_lat[rep].max = lat[pf->flushes - 1];
+    {
+        struct lat_summary ls;
+
+        lat_summarize(lat, pf->flushes, &ls);
+        c->rep_lat[rep] = (struct lat){ ls.p50, ls.p90, ls.p99, ls.max };
+    }
     c->rep_ops[rep] = pf->flushes;
     c->ipis += c->rep_ipis[rep];
     c->stale += stale;
@@ -909,8 +858,10 @@ static void print_block_lines(const struct cell *c)
 static void print_cell_line(const struct cell *c)
 {
     uint64_t v[4][MAX_REPS];
-    struct reps r[4], fps = summarize(c->rep_fps, c->reps);
+    struct rep_summary r[4], fps;
     uint64_t ratio;
+
+    rep_summarize(c->rep_fps, c->reps, NOISY_PCT, &fps);
 
     if ( c->wl == WL_CHURN )
     {
@@ -930,7 +881,7 @@ static void print_cell_line(const struct cell *c)
         v[3][i] = c->rep_lat[i].max;
     }
     for ( unsigned int k = 0; k < 4; k++ )
-        r[k] = summarize(v[k], c->reps);
+        rep_summarize(v[k], c->reps, NOISY_PCT, &r[k]);
     ratio = r[0].med ? (r[2].med * 1000 + r[0].med / 2) / r[0].med : 0;
     printf("%s kind=cell wl=remap mode=linux n=%u pages=1 reps=%u "
            "p50_cyc=%" PRIu64 " p50_min=%" PRIu64 " p50_max=%" PRIu64
@@ -1029,14 +980,7 @@ static int bench(const struct profile *pf)
               r++ )
             order[nr_order++] = i;
     rng = rdtsc_ordered();
-    for ( unsigned int i = nr_order; i > 1; i-- )
-    {
-        unsigned int j = (unsigned int)(xorshift(&rng) % i), t;
-
-        t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-    }
+    shuffle_indices(order, nr_order, &rng);
     printf("tlbpeer: %u remap cells and churn, %u blocks in a shuffled "
            "order\n", nr_cells - 1, nr_order);
     last = now_ns();
