@@ -253,10 +253,12 @@ static void print_start(const struct profile *pf)
  * Every repeat of every latency cell, and every round of every
  * throughput workload, in one shuffled order.
  */
+#define PROGRESS_MS 10000
+
 static void run_blocks(const struct profile *pf)
 {
     unsigned int *order, total = 0;
-    uint64_t rng = rdtsc();
+    uint64_t rng = rdtsc(), last;
 
     order = kmalloc((tlbb.nr_cells * pf->reps + ARRAY_SIZE(workloads) *
                                                     pf->churn_reps) *
@@ -276,9 +278,22 @@ static void run_blocks(const struct profile *pf)
                 order[total++] = ROUND_OF(w);
     }
     shuffle_indices(order, total, &rng);
+    last = rdtsc();
     for ( unsigned int k = 0; k < total; k++ )
     {
         struct cell *c;
+
+        /*
+         * Between blocks, never inside one: a full run is silent for
+         * minutes otherwise, and a console watchdog (the nested
+         * environments' L1 stops a guest silent for 60 s) cannot tell
+         * that from a hang.
+         */
+        if ( rdtsc() - last > ms_to_cycles(PROGRESS_MS) )
+        {
+            printk("tlbbench: %u of %u blocks done\n", k, total);
+            last = rdtsc();
+        }
 
         if ( IS_ROUND(order[k]) )
         {

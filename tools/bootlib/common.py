@@ -26,7 +26,7 @@ KTEST_END_RE = re.compile(
     r"^KTEST: END (\d+) passed, (\d+) failed, (\d+) skipped")
 SHIMK_PANIC_RE = re.compile(r"^shimk: PANIC on CPU")
 NOT_OK_RE = re.compile(r"^not ok \d+")
-# tlbbench's verdict on a run it fails (kernel/tlbbench.c): a test
+# tlbbench's verdict on a run it fails (kernel/tlbbench/run.c): a test
 # failure on the console, as a "not ok" line is.
 BENCH_FAIL_RE = re.compile(r"^shimk: warning: tlbbench: .*: these figures "
                            r"are (invalid|incomplete)$")
