@@ -157,6 +157,8 @@ void mm_init(const struct boot_info *bi)
     map_image_part(__rodata_start, __rodata_end, kernel_pte_nx);
     map_image_part(__data_start, __image_end, PTE_W | kernel_pte_nx);
 
+    /* For an L0's register dump: which CR3 is the kernel's own. */
+    pr_debug("mm: kernel root at %#lx\n", (unsigned long)kernel_root);
     write_cr3(kernel_root);
     if ( pge )
         write_cr4(read_cr4() | X86_CR4_PGE);
