@@ -77,12 +77,16 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
         machine_exit(EXIT_PANIC);
     }
 
+    /*
+     * The reason first: if stopping the others goes wrong (an L0 that
+     * ends the guest on another CPU's fault), the line is out already.
+     */
+    console_force_unlock();
+    kvsnprintf(reason, sizeof(reason), fmt, ap);
+    printk(KERN_EMERG "shimk: PANIC on CPU%u: %s\n", ci->cpu, reason);
     /* Only one CPU reports; the others are stopped (asm/smp.h). */
     smp_stop_others_for_panic();
     console_force_unlock();
-
-    kvsnprintf(reason, sizeof(reason), fmt, ap);
-    printk(KERN_EMERG "shimk: PANIC on CPU%u: %s\n", ci->cpu, reason);
     print_regs(regs, trap);
     print_control_regs();
     print_backtrace(regs->rbp);

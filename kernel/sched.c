@@ -699,6 +699,14 @@ void thread_sleep_us(uint64_t us)
     local_irq_restore(f);
 }
 
+const void *sched_stack_base(void)
+{
+    const struct thread *t = this_rq()->current;
+
+    /* The boot thread and the APs' idle threads run on the CPU's stack. */
+    return t && t->stack ? t->stack : this_cpu()->stack_base;
+}
+
 const char *sched_running_on(unsigned int cpu)
 {
     const struct thread *t = READ_ONCE(runqueues[cpu].current);
@@ -851,6 +859,11 @@ void sched_timer_print(void)
     if ( st.late[LATE_NOT_ARMED] )
         pr_warn("timer: %lu wakes found nothing armed for them: a shimk "
                 "bug\n", (unsigned long)st.late[LATE_NOT_ARMED]);
+    if ( READ_ONCE(masked_irqs.count) )
+        pr_warn("L0 fault: %lu external interrupts were delivered with "
+                "interrupts off, the first vector %u on CPU%u at %#lx\n",
+                (unsigned long)masked_irqs.count, masked_irqs.vector,
+                masked_irqs.cpu, (unsigned long)masked_irqs.rip);
 }
 
 void sched_dump(void)

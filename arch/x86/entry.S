@@ -90,7 +90,7 @@ trap_stub_table:
  */
 trap_common:
         testb   $3, 24(%rsp)            /* saved CS, above vector+error */
-        jz      1f
+        jz      5f
         swapgs
 1:      SAVE_REGS
         cld
@@ -103,7 +103,29 @@ trap_return:
         testb   $3, 8(%rsp)             /* saved CS */
         jz      2f
         swapgs
+        .globl  trap_return_iret
+trap_return_iret:
 2:      iretq
+
+/*
+ * From ring 0, but at one of the instructions that run on the user's GS
+ * base: an IRETQ to ring 3 after its SWAPGS, or a SYSCALL entry before
+ * its own.  Only an exception there (a faulting IRETQ), an NMI, or an
+ * interrupt that an L0 delivered with IF clear can land here; the saved
+ * CS would take the kernel's GS for granted, and do_trap()'s first
+ * per-CPU load through the user's base would fault, and fault again on
+ * every nested entry, until the stack ran over the heap.  The paranoid
+ * path reads the GS base itself and swaps only when it must.
+ */
+5:      cmpq    $trap_return_iret, 16(%rsp)     /* saved RIP */
+        je      trap_common_paranoid
+        cmpq    $enter_user_iret, 16(%rsp)
+        je      trap_common_paranoid
+        cmpq    $syscall_entry, 16(%rsp)
+        je      trap_common_paranoid
+        cmpq    $syscall32_entry, 16(%rsp)
+        je      trap_common_paranoid
+        jmp     1b
 
 /*
  * NMI/#DF/#MC can land between SWAPGS and IRETQ, where CS no longer

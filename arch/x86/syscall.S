@@ -96,6 +96,8 @@ enter_user:
         xorl    %r14d, %r14d
         xorl    %r15d, %r15d
         swapgs
+        .globl  enter_user_iret
+enter_user_iret:
         iretq
 
         .section .note.GNU-stack, "", @progbits

@@ -117,6 +117,43 @@ static void do_exception(struct cpu_regs *regs)
 }
 
 uint64_t safe_halt_races;
+struct masked_irqs masked_irqs;
+
+/*
+ * An external interrupt is recognised only with RFLAGS.IF set (SDM Vol.
+ * 3A, 6.8.1); the saved RFLAGS is the interrupted context's.  With IF
+ * clear in it, the L0 delivered the vector against the mask: shimk's
+ * critical sections and its IRETQ to ring 3 (entry.S) rely on the mask,
+ * so count it and say so at the end of the run.
+ */
+static void note_masked_irq(const struct cpu_regs *regs)
+{
+    if ( __atomic_fetch_add(&masked_irqs.count, 1, __ATOMIC_RELAXED) )
+        return;
+    masked_irqs.vector = regs->vector;
+    masked_irqs.rip = regs->rip;
+    masked_irqs.cpu = this_cpu()->cpu;
+}
+
+/*
+ * What a trap must leave below its frame: enough for a panic's report.
+ * Stacks are heap blocks with no guard page, so running off one would
+ * overwrite whatever lies below, another CPU's descriptor tables among
+ * them, and end as a triple fault far from the cause.
+ */
+#define STACK_RESERVE 4096
+
+static void check_stack(const struct cpu_regs *regs)
+{
+    uint64_t base = (uint64_t)sched_stack_base(), at = (uint64_t)regs;
+
+    if ( base && at >= base && at - base < STACK_RESERVE )
+        panic_regs(regs, "kernel stack overflow: a %s (vector %u) left "
+                   "%lu bytes of the %u-byte stack at %#lx",
+                   exception_name(regs->vector), (unsigned int)regs->vector,
+                   (unsigned long)(at - base), THREAD_STACK_SIZE,
+                   (unsigned long)base);
+}
 
 void do_trap(struct cpu_regs *regs)
 {
@@ -126,7 +163,12 @@ void do_trap(struct cpu_regs *regs)
     bool irq = vec >= FIRST_EXTERNAL_VECTOR || vec == X86_EXC_NMI ||
                vec == X86_EXC_MC;
 
+    /* NMI, #DF and #MC are on their IST stacks. */
+    if ( vec != X86_EXC_NMI && vec != X86_EXC_DF && vec != X86_EXC_MC )
+        check_stack(regs);
     ci->irq_depth += irq;
+    if ( vec >= FIRST_EXTERNAL_VECTOR && !(regs->rflags & X86_EFLAGS_IF) )
+        note_masked_irq(regs);
     /* Taken at safe_halt's HLT before it ran: the halt is over anyway. */
     if ( vec >= FIRST_EXTERNAL_VECTOR &&
          regs->rip == (uint64_t)safe_halt_hlt )

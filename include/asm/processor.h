@@ -113,6 +113,16 @@ extern const char safe_halt_hlt[];
 /* Interrupts taken at that HLT before it ran (arch/x86/traps.c). */
 extern uint64_t safe_halt_races;
 
+/* External interrupts an L0 delivered with IF clear (arch/x86/traps.c). */
+struct masked_irqs
+{
+    uint64_t count;
+    uint64_t rip;           /* the first one's */
+    unsigned int vector;
+    unsigned int cpu;
+};
+extern struct masked_irqs masked_irqs;
+
 static inline uint64_t rdtsc(void)
 {
     uint32_t lo, hi;

@@ -133,3 +133,25 @@ def run_builder(tool, prefix, what, limit):
     if r.returncode != 0:
         note("tools/%s failed (exit %d): no %s" % (tool, r.returncode, what))
         sys.exit(2)
+
+def symbolizer(elf):
+    """rip -> "symbol+off" from the ELF's symbol table, or None."""
+    try:
+        r = subprocess.run(["nm", "-n", elf], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    syms = []
+    for line in r.stdout.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+
+    def lookup(rip):
+        best = None
+        for addr, name in syms:
+            if addr > rip:
+                break
+            best = (addr, name)
+        return "%s+%#x" % (best[1], rip - best[0]) if best else None
+    return lookup

@@ -125,7 +125,10 @@ class Env:
         return self.a.smp
 
     def machine_args(self):
-        return ["-smp", str(self.qemu_cpus()), "-accel", self.accel,
+        accel = self.accel
+        if accel == "tcg" and os.environ.get("SHIMK_TCG_THREAD"):
+            accel += ",thread=" + os.environ["SHIMK_TCG_THREAD"]
+        return ["-smp", str(self.qemu_cpus()), "-accel", accel,
                 "-cpu", self.a.cpu or self.default_cpu]
 
     def boot_args(self, tmp):

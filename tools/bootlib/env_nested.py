@@ -15,7 +15,7 @@ import subprocess
 import time
 
 from bootlib import common, console, kvm_stall, peer
-from bootlib.common import ELF, note
+from bootlib.common import ELF, note, symbolizer
 from bootlib.env_base import Env
 
 L1_DIR = os.path.join(common.BUILD, "kvm-nested")
@@ -64,29 +64,6 @@ VERDICT_RE = re.compile(r"^(l2 exit (\d+)|l2 shutdown|silent .*|"
 QEMU_NOISE_RE = re.compile(r"exceeds the recommended cpus supported by KVM")
 EXIT_RE = re.compile(r"^exit (\d+)$")
 L1_PANIC_RE = re.compile(r"Kernel panic - not syncing")
-
-
-def symbolizer(elf):
-    """rip -> "symbol+off" from the ELF's symbol table, or None."""
-    try:
-        r = subprocess.run(["nm", "-n", elf], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    syms = []
-    for line in r.stdout.decode().splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW":
-            syms.append((int(parts[0], 16), parts[2]))
-
-    def lookup(rip):
-        best = None
-        for addr, name in syms:
-            if addr > rip:
-                break
-            best = (addr, name)
-        return "%s+%#x" % (best[1], rip - best[0]) if best else None
-    return lookup
 
 
 class KvmNestedEnv(Env):

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 
-from bootlib import console, xen_stall
-from bootlib.common import ELF_REL, ROOT, note
+from bootlib import console, kvm_stall, xen_stall, xen_triple
+from bootlib.common import ELF, ELF_REL, ROOT, note, symbolizer
 from bootlib.env_base import Env
 from bootlib.env_grub import XEN, iso_for
 
@@ -95,6 +95,9 @@ class XenEnv(Env):
         self.pending = ""
         self.xen_panic = []
         self.xen_shutdown = None
+        # Xen's lines from a guest's triple fault on (xen_triple.py).
+        self.triple_lines = None
+        self.retry_reason = None
         # Xen's answer to its debug keys, once asked.
         self.dump_lines = None
 
@@ -130,6 +133,11 @@ class XenEnv(Env):
             self.dump_lines.append(body)
         if XEN_SHUTDOWN_RE.search(body) and not self.xen_shutdown:
             self.xen_shutdown = body.strip()
+        if self.triple_lines is not None:
+            if len(self.triple_lines) <= xen_triple.DUMP_LINES:
+                self.triple_lines.append(body)
+        elif "Triple fault" in body:
+            self.triple_lines = [body]
         if self.xen_panic:
             self.xen_panic.append(body)
             if len(self.xen_panic) > 1 and body.startswith("****"):
@@ -193,7 +201,8 @@ class XenEnv(Env):
             return 2, "Xen panic"
         status, why = console.judge(run, rc, killed, self.timeout)
         if rc == 0 and not killed and self.xen_shutdown:
-            why += " (Xen: %s)" % self.xen_shutdown
+            triple = self.triple_fault()
+            why += " (Xen: %s)" % (triple or self.xen_shutdown)
         return status, why
 
     def panic_note(self):
@@ -206,6 +215,18 @@ class XenEnv(Env):
             note(self.panic_note())
         else:
             super().report(run, rc, killed)
+
+    def triple_fault(self):
+        """Xen's dump of a guest triple fault read into a verdict (and a
+        retry when it shows the L0 at fault), or None without one."""
+        tf = xen_triple.parse(self.triple_lines or [])
+        if tf is None:
+            return None
+        text, l0 = xen_triple.classify(tf, kvm_stall.exec_ranges(ELF),
+                                       symbolizer(ELF))
+        if l0:
+            self.retry_reason = text
+        return text
 
 
 class GrubXenEnv(XenEnv):

@@ -368,6 +368,10 @@ class XlEnv(XenEnv):
         if reason == "reboot":
             if (run.ktest_end and run.ktest_end[1] > 0) or run.not_ok:
                 return 1, "test failure"
+            # Xen's HVM shutdown action for a triple fault is a reboot.
+            triple = self.triple_fault()
+            if triple:
+                return 2, triple
             return 2, ("domain rebooted (shimk's test-failure exit) but no "
                        "failure on the console%s" % hint)
         if reason == "crash":
