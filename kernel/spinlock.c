@@ -15,6 +15,15 @@ static __noreturn void spin_timeout(spinlock_t *l, uint64_t cycles)
           (int)READ_ONCE(l->owner));
 }
 
+/* Per CPU: flush_area_mask() checks that its caller holds none. */
+static void held(const spinlock_t *l)
+{
+    struct cpu_info *ci = this_cpu();
+
+    ci->locks_held++;
+    ci->last_lock = l->name;
+}
+
 void spin_lock(spinlock_t *l)
 {
     uint16_t ticket = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
@@ -41,6 +50,7 @@ void spin_lock(spinlock_t *l)
             spin_timeout(l, rdtsc() - start);
     }
     l->owner = (int16_t)smp_processor_id();
+    held(l);
 }
 
 bool spin_trylock(spinlock_t *l)
@@ -55,11 +65,13 @@ bool spin_trylock(spinlock_t *l)
                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) )
         return false;
     l->owner = (int16_t)smp_processor_id();
+    held(l);
     return true;
 }
 
 void spin_unlock(spinlock_t *l)
 {
+    this_cpu()->locks_held--;
     l->owner = -1;
     __atomic_store_n(&l->head, (uint16_t)(l->head + 1), __ATOMIC_RELEASE);
 }

@@ -105,6 +105,14 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     /* The wait below needs other CPUs' flush IPIs to get in. */
     ASSERT(local_irq_is_enabled());
     ASSERT(!ci->irq_depth);
+    /*
+     * And no lock: a CPU that waits for it with interrupts off would
+     * never acknowledge, and we would never release it.
+     */
+    if ( unlikely(ci->locks_held) )
+        panic("TLB flush: CPU%u shoots down holding %u spinlock(s), the "
+              "last '%s'", self, ci->locks_held,
+              ci->last_lock ? ci->last_lock : "?");
     ci->flush.remote_requests++;
     start = rdtsc();
 

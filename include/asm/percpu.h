@@ -37,6 +37,9 @@ struct cpu_info
 
     unsigned int panic_depth;       /* nested panics on this CPU */
     unsigned int irq_depth;         /* > 0 inside an interrupt or NMI */
+    /* Spinlocks held now, and the last taken: a shootdown needs none. */
+    unsigned int locks_held;
+    const char *last_lock;
     volatile bool alive;            /* AP: reached C, for smp_init */
 
     struct ipi_counters ipi;
