@@ -861,8 +861,10 @@ void sched_timer_print(void)
                 "bug\n", (unsigned long)st.late[LATE_NOT_ARMED]);
     if ( READ_ONCE(masked_irqs.count) )
         pr_warn("L0 fault: %lu external interrupts were delivered with "
-                "interrupts off, the first vector %u on CPU%u at %#lx\n",
-                (unsigned long)masked_irqs.count, masked_irqs.vector,
+                "interrupts off (%lu of them a second delivery at the "
+                "vector's own entry, dropped), the first vector %u on CPU%u "
+                "at %#lx\n", (unsigned long)masked_irqs.count,
+                (unsigned long)masked_irqs.duplicates, masked_irqs.vector,
                 masked_irqs.cpu, (unsigned long)masked_irqs.rip);
 }
 

@@ -92,6 +92,8 @@ trap_common:
         testb   $3, 24(%rsp)            /* saved CS, above vector+error */
         jz      5f
         swapgs
+        .globl  trap_entry_gs_done
+trap_entry_gs_done:
 1:      SAVE_REGS
         cld
         mov     %rsp, %rdi
@@ -108,16 +110,23 @@ trap_return_iret:
 2:      iretq
 
 /*
- * From ring 0, but at one of the instructions that run on the user's GS
- * base: an IRETQ to ring 3 after its SWAPGS, or a SYSCALL entry before
- * its own.  Only an exception there (a faulting IRETQ), an NMI, or an
- * interrupt that an L0 delivered with IF clear can land here; the saved
- * CS would take the kernel's GS for granted, and do_trap()'s first
- * per-CPU load through the user's base would fault, and fault again on
- * every nested entry, until the stack ran over the heap.  The paranoid
- * path reads the GS base itself and swaps only when it must.
+ * From ring 0, but at one of the instructions that may run on the user's
+ * GS base: an entry from ring 3 before its SWAPGS (a stub, or
+ * trap_common up to its SWAPGS), an IRETQ to ring 3 after its SWAPGS,
+ * or a SYSCALL entry before its own.  Only an exception there (a
+ * faulting IRETQ), an NMI, or an interrupt that an L0 delivered with IF
+ * clear can land here; Xen in QEMU TCG was seen to deliver a flush IPI
+ * a second time at its own stub (docs/tlbbench.md).  The saved CS would
+ * take the kernel's GS for granted, and do_trap()'s first per-CPU load
+ * through the user's base would fault, and fault again on every nested
+ * entry, until the stack ran over the heap.  The paranoid path reads
+ * the GS base itself and swaps only when it must.
  */
-5:      cmpq    $trap_return_iret, 16(%rsp)     /* saved RIP */
+5:      cmpq    $trap_stubs, 16(%rsp)           /* saved RIP */
+        jb      6f
+        cmpq    $trap_entry_gs_done, 16(%rsp)
+        jb      trap_common_paranoid
+6:      cmpq    $trap_return_iret, 16(%rsp)
         je      trap_common_paranoid
         cmpq    $enter_user_iret, 16(%rsp)
         je      trap_common_paranoid

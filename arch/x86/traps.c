@@ -136,6 +136,20 @@ static void note_masked_irq(const struct cpu_regs *regs)
 }
 
 /*
+ * The same vector again at the first instruction of its own stub, with
+ * IF clear: the L0 delivered one interrupt twice (it re-injected an
+ * event whose delivery had completed).  The APIC moved the vector into
+ * service once, so one handler run and one EOI are right: the outer
+ * delivery, which resumes at the stub when this one returns, does both.
+ */
+static bool duplicate_irq(const struct cpu_regs *regs)
+{
+    extern const char trap_stubs[];
+
+    return regs->rip == (uint64_t)trap_stubs + regs->vector * 16;
+}
+
+/*
  * What a trap must leave below its frame: enough for a panic's report.
  * Stacks are heap blocks with no guard page, so running off one would
  * overwrite whatever lies below, another CPU's descriptor tables among
@@ -166,9 +180,16 @@ void do_trap(struct cpu_regs *regs)
     /* NMI, #DF and #MC are on their IST stacks. */
     if ( vec != X86_EXC_NMI && vec != X86_EXC_DF && vec != X86_EXC_MC )
         check_stack(regs);
-    ci->irq_depth += irq;
     if ( vec >= FIRST_EXTERNAL_VECTOR && !(regs->rflags & X86_EFLAGS_IF) )
+    {
         note_masked_irq(regs);
+        if ( duplicate_irq(regs) )
+        {
+            __atomic_fetch_add(&masked_irqs.duplicates, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    }
+    ci->irq_depth += irq;
     /* Taken at safe_halt's HLT before it ran: the halt is over anyway. */
     if ( vec >= FIRST_EXTERNAL_VECTOR &&
          regs->rip == (uint64_t)safe_halt_hlt )

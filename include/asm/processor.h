@@ -117,6 +117,7 @@ extern uint64_t safe_halt_races;
 struct masked_irqs
 {
     uint64_t count;
+    uint64_t duplicates;    /* of a delivery at its own stub: dropped */
     uint64_t rip;           /* the first one's */
     unsigned int vector;
     unsigned int cpu;

@@ -74,5 +74,12 @@ def a_user_address_is_shimks():
     return not l0 and text.startswith("d1v0 triple-faulted at 0008:0x401000")
 
 
+@case
+def a_peer_triple_fault_is_the_l0s_by_elimination():
+    lines = [l.replace("d1v0", "d2v1") for l in SHIMK_TEXT]
+    text = xen_triple.classify_peer(xen_triple.parse(lines))
+    return text.startswith("L0 fault (by elimination): Linux's d2v1")
+
+
 if __name__ == "__main__":
     sys.exit(pytap.main())

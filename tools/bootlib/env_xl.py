@@ -10,7 +10,7 @@ import re
 import sys
 import time
 
-from bootlib import common, peer
+from bootlib import common, peer, xen_triple
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
@@ -280,7 +280,17 @@ class XlEnv(XenEnv):
             self.xl_errors.append("peer " + what)
 
     def peer_judge(self, status, why):
-        return self.peer.judge(status, why)
+        pstatus, pwhy = self.peer.judge(status, why)
+        # Xen's HVM shutdown action for a triple fault is a reboot; the
+        # peer runs after shimk's domain is gone, so the dump is its own.
+        if status == 0 and pstatus == 2 and \
+                self.peer.verdict == "domain shut down, reason reboot":
+            tf = xen_triple.parse(self.triple_lines or [])
+            if tf is not None:
+                text = xen_triple.classify_peer(tf)
+                self.retry_reason = text
+                pwhy = "linux peer: %s" % text
+        return pstatus, pwhy
 
     def stage_deadline(self, run, start):
         """dom0's start; later stages are bounded by dom0 itself (XLRUN_END)

@@ -103,3 +103,17 @@ def classify(tf, ranges, symbolize=None):
         gs = ", GS base %#x (shadow %#x)" % (tf.gs_base, tf.gs_shadow)
     return ("%s triple-faulted at %04x:%#x%s%s%s, CR3 %#x"
             % (where, tf.cs, tf.rip, sym, irqs, gs, tf.cr3 or 0)), False
+
+
+def classify_peer(tf):
+    """The verdict on a triple fault of the Linux peer's domain: the L0's,
+    by elimination (Debian's Linux 6.1 does not triple-fault on a sound
+    L0, and this L0 was seen to deliver one interrupt twice)."""
+    where = "d%dv%d" % (tf.domid, tf.vcpu)
+    if tf.rip is None:
+        return ("L0 fault (by elimination): Linux's %s triple-faulted "
+                "(Xen's dump of its state was not read)" % where)
+    return ("L0 fault (by elimination): Linux's %s triple-faulted at "
+            "%04x:%#x, CR3 %#x, under the same L0 as shimk "
+            "(docs/tlbbench.md#the-xl-triple-fault)"
+            % (where, tf.cs or 0, tf.rip, tf.cr3 or 0))
