@@ -4,6 +4,7 @@
 #include <shimk/cmdline.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/time.h>
 #include <asm/cpufeature.h>
 #include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
@@ -308,4 +309,8 @@ void flush_counters_print(void)
             (unsigned long)c.assisted_shared, (unsigned long)c.assisted_failed,
             (unsigned long)c.no_assist_forced, (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
+    if ( c.ack_resends )
+        pr_warn("tlb: %lu flush IPIs sent again to targets silent past "
+                "%u ms (lost by the L0, or their vCPU not run)\n",
+                (unsigned long)c.ack_resends, WAIT_BOUND_MS);
 }

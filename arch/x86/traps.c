@@ -190,6 +190,8 @@ void do_trap(struct cpu_regs *regs)
         }
     }
     ci->irq_depth += irq;
+    if ( vec >= FIRST_EXTERNAL_VECTOR )
+        WRITE_ONCE(ci->irqs_taken, ci->irqs_taken + 1);
     /* Taken at safe_halt's HLT before it ran: the halt is over anyway. */
     if ( vec >= FIRST_EXTERNAL_VECTOR &&
          regs->rip == (uint64_t)safe_halt_hlt )

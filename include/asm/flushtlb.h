@@ -166,6 +166,8 @@ struct flush_counters
     uint64_t handler_cycles;            /* in the flush IPI handler */
     uint64_t skipped_remote;            /* tlb-inject: remote flushes not
                                            (or not wholly) sent */
+    uint64_t ack_resends;               /* flush IPIs sent again to a
+                                           target silent past the bound */
 };
 
 /* Sum of every online CPU's counters. */

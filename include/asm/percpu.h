@@ -37,6 +37,7 @@ struct cpu_info
 
     unsigned int panic_depth;       /* nested panics on this CPU */
     unsigned int irq_depth;         /* > 0 inside an interrupt or NMI */
+    uint32_t irqs_taken;            /* external interrupts: a heartbeat */
     /* Spinlocks held now, and the last taken: a shootdown needs none. */
     unsigned int locks_held;
     const char *last_lock;

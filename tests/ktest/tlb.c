@@ -410,3 +410,59 @@ KTEST(tlb, global_bit_policy)
     KT_ASSERT(t, pte & PTE_U);
     aspace_put(as);
 }
+
+/*
+ * A target that cannot take the flush IPI for longer than WAIT_BOUND_MS
+ * (here: interrupts off on purpose; under an overcommitted L0: its vCPU
+ * not run) is waited for, the IPI sent again, not panicked on.  Explicit
+ * (about 6 s): `ktest=tlb-stall` or the tcg-flush-stall row.
+ */
+static volatile bool stall_started;
+
+static void stall_target(void *arg)
+{
+    uint64_t start, hold = ms_to_cycles(WAIT_BOUND_MS + 1000);
+    unsigned long f = local_irq_save();
+
+    (void)arg;
+    WRITE_ONCE(stall_started, true);
+    start = rdtsc();
+    while ( rdtsc() - start < hold )
+        cpu_relax();
+    local_irq_restore(f);
+}
+
+KTEST_FLAGS(tlb_stall, a_target_silent_past_the_bound_is_waited_for,
+            KTEST_EXPLICIT)
+{
+    struct flush_counters c0, c1;
+    struct thread *th;
+    cpumask_t mask;
+    unsigned int target = 0, cpu;
+    uint64_t start;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( cpu != smp_processor_id() )
+        {
+            target = cpu;
+            break;
+        }
+    if ( target == smp_processor_id() )
+        KT_SKIP(t, "one CPU: no target to stall");
+    WRITE_ONCE(stall_started, false);
+    th = thread_create("stall", stall_target, NULL, target, false);
+    start = rdtsc();
+    while ( !READ_ONCE(stall_started) &&
+            rdtsc() - start < ms_to_cycles(WAIT_BOUND_MS) )
+        thread_sleep_us(1000);
+    KT_ASSERT(t, READ_ONCE(stall_started));
+    flush_counters_total(&c0);
+    cpumask_clear(&mask);
+    cpumask_set_cpu(target, &mask);
+    flush_area_mask(&mask, NULL, FLUSH_TLB | FLUSH_NO_ASSIST);
+    flush_counters_total(&c1);
+    KT_ASSERT(t, !thread_join(th, WAIT_BOUND_MS * 3));
+    KT_ASSERTF(t, c1.ack_resends > c0.ack_resends,
+               "%lu resends", (unsigned long)(c1.ack_resends -
+                                               c0.ack_resends));
+}
