@@ -81,5 +81,13 @@ def a_peer_triple_fault_is_the_l0s_by_elimination():
     return text.startswith("L0 fault (by elimination): Linux's d2v1")
 
 
+@case
+def a_peer_in_xens_own_state_is_the_l0s():
+    lines = [l.replace("d1v0", "d2v0") for l in L1_STATE]
+    text = xen_triple.classify_peer(xen_triple.parse(lines))
+    return (text.startswith("L0 fault: Linux's d2v0") and
+            "Xen's own" in text and "e008:" in text)
+
+
 if __name__ == "__main__":
     sys.exit(pytap.main())

@@ -25,6 +25,8 @@ _GSB_RE = re.compile(r"gsb: ([0-9a-f]{16})\s+gss: ([0-9a-f]{16})")
 _PREFIX_RE = re.compile(r"^\(XEN\) ")
 RFLAGS_IF = 1 << 9
 SHIMK_CS = 0x0008
+# Xen's own ring-0 code selector (xen/arch/x86/include/asm/desc.h).
+XEN_CS = 0xe008
 # Kernel addresses have bit 63 set; shimk's GS base is its per-CPU area.
 KERNEL_HALF = 0xffff800000000000
 # Lines of the dump after its head that we read (xen prints about 14).
@@ -113,6 +115,10 @@ def classify_peer(tf):
     if tf.rip is None:
         return ("L0 fault (by elimination): Linux's %s triple-faulted "
                 "(Xen's dump of its state was not read)" % where)
+    if tf.cs == XEN_CS:
+        return ("L0 fault: Linux's %s triple-faulted with a saved state "
+                "that is Xen's own (CS:RIP %04x:%016x, CR3 %#x)"
+                % (where, tf.cs, tf.rip, tf.cr3 or 0))
     return ("L0 fault (by elimination): Linux's %s triple-faulted at "
             "%04x:%#x, CR3 %#x, under the same L0 as shimk "
             "(docs/tlbbench.md#the-xl-triple-fault)"
