@@ -37,6 +37,8 @@
  *   0000000000000000 - 00007fffffffffff  user, one per address space
  *   ffff800000000000 - ffff807fffffffff  direct map of RAM     (slot 256)
  *   ffffc00000000000 - ffffc07fffffffff  kernel heap           (slot 384)
+ *   ffffd00000000000 - ffffd07fffffffff  guarded stacks and    (slot 416)
+ *                                        per-CPU tables
  *   ffffe00000000000 - ffffe07fffffffff  MMIO (ioremap)        (slot 448)
  *   ffffffff80000000 - ffffffffbfffffff  kernel image, physical 0 + x
  *                                                      (slot 511, 2 GiB)
@@ -49,6 +51,8 @@
 #define DIRECTMAP_SIZE    (_AC(512, UL) << 30)
 #define HEAP_BASE         _AC(0xffffc00000000000, UL)
 #define HEAP_SIZE         (_AC(512, UL) << 30)
+#define STACKS_BASE       _AC(0xffffd00000000000, UL)
+#define STACKS_SIZE       (_AC(512, UL) << 30)
 #define IOREMAP_BASE      _AC(0xffffe00000000000, UL)
 #define IOREMAP_SIZE      (_AC(512, UL) << 30)
 #define KERNEL_VIRT_BASE  _AC(0xffffffff80000000, UL)
