@@ -257,7 +257,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     struct thread *kreaders[NR_CPUS];
     cpumask_t remap_cpus;
     unsigned int cpu, nrem = 0, idx = 0, nk = 0;
-    uint64_t waited, last, since;
+    uint64_t waited, last, since, said;
     int rc;
 
     memset(r, 0, sizeof(*r));
@@ -343,7 +343,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
      * own timeout bounds the whole), or at a stale read when asked.
      */
     last = 0;
-    since = d->start;
+    since = said = d->start;
     while ( !READ_ONCE(d->stop) && !detect_run_over(d) )
     {
         uint64_t now = rdtsc(), n = READ_ONCE(d->flushes);
@@ -357,6 +357,19 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         {
             r->stalled_ms = cycles_to_ns(now - since) / 1000000;
             break;
+        }
+        /*
+         * A mode ends only when its flushes are done, however slow the
+         * host: say how far it got now and then, so that the runner's
+         * silence bound (tools/bootlib/bounds.py) never takes a slow
+         * mode for a hang.
+         */
+        if ( now - said >= ms_to_cycles(DETECT_PROGRESS_MS) )
+        {
+            said = now;
+            printk("tlb-detect: %lu of %lu flushes checked in %lu ms\n",
+                   (unsigned long)n, (unsigned long)d->cfg->flushes,
+                   (unsigned long)(cycles_to_ns(now - d->start) / 1000000));
         }
         /*
          * Seldom: each look is a switch on CPU0, a reader's CPU, and

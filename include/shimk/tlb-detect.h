@@ -35,6 +35,14 @@ enum detect_mode
 #define DETECT_OPS_ALL     0x3fu
 #define NR_DETECT_OPS      7        /* the six, and plain remaps */
 
+/*
+ * A run in progress says how far it got at most this often (a printk
+ * from its controlling thread), so that a slow mode is never silent for
+ * long: tools/boot stops a run whose console is silent for its silence
+ * bound (60 s under TCG and the nested KVM).
+ */
+#define DETECT_PROGRESS_MS 10000
+
 struct detect_config
 {
     enum detect_mode mode;
