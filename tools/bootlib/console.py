@@ -2,7 +2,9 @@
 # One QEMU process of tools/boot: its console, its deadlines, the verdict.
 #
 # The environment (bootlib/env_*.py) decides what a console line means and
-# how the run is judged; this module owns the process and the clock.
+# how the run is judged; this module owns the process and the clock: the
+# silence bound and the backstop (bootlib/bounds.py), and the stage
+# deadlines an environment asks for.
 
 import os
 import selectors
@@ -13,6 +15,7 @@ import sys
 import tempfile
 import time
 
+from bootlib import bounds
 from bootlib.common import (BENCH_FAIL_RE, EXIT_WAIT_S, KTEST_END_RE,
                             NOT_OK_RE, PANIC_GRACE_S, ROOT, RUN_FAIL_RE,
                             SHIMK_EXIT_RE, SHIMK_PANIC_RE, SUMMARY_RE)
@@ -41,6 +44,10 @@ class Run:
         self.stop_reason = None
         self.keys = []          # (when, bytes) still to send on the serial
         self.proc = None
+        # When console lines came (set when QEMU starts).
+        self.progress = None
+        self.started = None
+        self.ended = None
         self.stderr = tempfile.TemporaryFile()
 
     def logline(self, text):
@@ -104,10 +111,33 @@ class Run:
     def line(self, text):
         self.lines += 1
         self.logline(text)
+        # Any line is progress: the L0's own (Xen's boot, L1's stages, a
+        # dom0's report) as much as shimk's.
+        self.progress.line(time.monotonic(), text)
         self.env.line(self, text)
 
+    def silent(self, where=None):
+        """(status, verdict) of a run stopped at its silence bound."""
+        return bounds.silent(self.progress, self.ended, self.env.silence,
+                             self.stall, self.finished(), where)
+
+    def at_backstop(self, where=None):
+        """(status, verdict) of a run stopped at its backstop."""
+        return bounds.at_backstop(self.progress, self.ended,
+                                  self.env.timeout, self.env.budget,
+                                  self.finished(), where)
+
+    def finished(self):
+        """What shimk said it finished, or None."""
+        return bounds.finished_tests(self.ktest_end, self.shimk_exit)
+
     def run(self, timeout):
-        """Return (qemu returncode or None when killed, why it was killed)."""
+        """Return (qemu returncode or None when killed, why it was killed).
+
+        timeout: the backstop. Killed as "silent" when no console line
+        came for the environment's silence bound (after it asked its L0
+        for a dump), as "backstop" at the backstop.
+        """
         # "### " marks the runner's own lines in the log; shimk's console
         # has lines starting "boot: " of its own.
         self.logline("### " + " ".join(shlex.quote(c) for c in self.cmd))
@@ -121,8 +151,12 @@ class Run:
                                      stderr=self.stderr, cwd=ROOT,
                                      start_new_session=True)
         start = time.monotonic()
+        self.started = start
+        self.progress = bounds.Progress(start)
         deadline = start + timeout
-        asked = False
+        silence = self.env.silence
+        # When the dump the environment asked its L0 for is complete.
+        asked = None
         buf = b""
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
@@ -131,18 +165,22 @@ class Run:
             while True:
                 if self.stop_reason:
                     return None, self.stop_reason
-                now = time.monotonic()
+                now = self.ended = time.monotonic()
                 due = [r for r, t in self.stops.items() if now >= t]
                 if due:
                     return None, min(due, key=self.stops.get)
-                if now >= deadline and not asked:
-                    # The environment may ask its L0 for a state dump.
-                    asked = True
-                    deadline = now + self.env.on_timeout(self)
+                quiet = (self.progress.last + silence
+                         if silence and asked is None else None)
+                if quiet and now >= quiet:
+                    # The environment may ask its L0 for a state dump,
+                    # which also shows whether the L0 still answers.
+                    asked = now + self.env.on_timeout(self)
                     continue
-                if now >= deadline:
+                if asked is not None and now >= asked:
                     self.stall = self.env.diagnose(self)
-                    return None, "timeout"
+                    return None, "silent"
+                if now >= deadline and asked is None:
+                    return None, "backstop"
                 stage, stage_why = self.env.stage_deadline(self, start)
                 if stage and now >= stage:
                     # While QEMU still runs: the environment may ask it.
@@ -150,7 +188,7 @@ class Run:
                     return None, stage_why
                 if self.keys and now >= self.keys[0][0]:
                     self.send_key(self.keys.pop(0)[1])
-                limit = min(d for d in [deadline, stage,
+                limit = min(d for d in [deadline, stage, quiet, asked,
                                         self.keys and self.keys[0][0]] +
                             list(self.stops.values()) if d)
                 if not sel.select(max(0.0, limit - now)):
@@ -164,6 +202,7 @@ class Run:
                     self.line(raw.decode("utf-8", "replace").rstrip("\r"))
             if buf:
                 self.line(buf.decode("utf-8", "replace").rstrip("\r"))
+            self.ended = time.monotonic()
             self.env.end_of_output(self)
             if self.stop_reason:
                 return None, self.stop_reason
@@ -185,6 +224,16 @@ class Run:
     def finish_log(self):
         if not self.log:
             return
+        if self.progress is not None:
+            # For sizing the silence bounds (bootlib/bounds.py).
+            gap, text, n = self.progress.longest
+            self.log.write("### %d lines in %.1f s; longest silence %.1f s"
+                           "%s\n" % (self.progress.lines,
+                                      (self.ended or self.started) -
+                                      self.started, gap,
+                                      ", before line %d %s" % (
+                                          n, bounds.quote(text))
+                                      if text is not None else ""))
         err = self.qemu_stderr()
         if err:
             self.log.write("### QEMU stderr\n%s\n" % err)
@@ -197,7 +246,19 @@ class Run:
         self.log.flush()
 
 
-def judge(run, rc, killed, timeout):
+def judge_bound(run, killed, where=None):
+    """(status, verdict) of a run stopped at a bound, or None.
+
+    where: the environment's account of the stage it was in.
+    """
+    if killed == "silent":
+        return run.silent(where)
+    if killed == "backstop":
+        return run.at_backstop(where)
+    return None
+
+
+def judge(run, rc, killed, timeout=None):
     """Map a run whose QEMU status is shimk's to (exit status, verdict).
 
     Used by every environment in which shimk's isa-debug-exit code reaches
@@ -205,10 +266,9 @@ def judge(run, rc, killed, timeout):
     believed together with the matching console line, because QEMU exits 1
     on its own start-up errors too.
     """
-    if killed == "timeout":
-        if run.stall:
-            return 2, "timeout after %g s: %s" % (timeout, run.stall)
-        return 2, "timeout after %g s" % timeout
+    bound = judge_bound(run, killed)
+    if bound:
+        return bound
     if killed == "panic-hang":
         return 2, "panic, and QEMU did not exit within %g s" % PANIC_GRACE_S
     if killed == "no-exit":

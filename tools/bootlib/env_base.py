@@ -10,7 +10,7 @@ import re
 import socket
 import sys
 
-from bootlib import console
+from bootlib import bounds, console
 from bootlib.common import ELF_REL, kvm_usable, newc, note
 
 # tools/boot --gdb: how long QEMU waits for GDB when no --timeout is given.
@@ -24,7 +24,12 @@ class Env:
 
     name = "tcg"
     default_mem = 128
+    # The time a run is expected to take (--timeout): the backstop is a
+    # multiple of it (bootlib/bounds.py).
     default_timeout = 60.0
+    # The longest the console may stay silent before the run counts as
+    # hung (--silence): above shimk's longest quiet stretch here.
+    default_silence = 60.0
     default_cpu = "max"
     accel = "tcg"
     # Whether the serial input stays open (an L0 reading debug keys).
@@ -44,10 +49,21 @@ class Env:
     def __init__(self, args):
         self.a = args
         self.mem = args.mem if args.mem is not None else self.default_mem
-        self.timeout = (args.timeout if args.timeout is not None
-                        else self.default_timeout)
-        if args.gdb and args.timeout is None:
-            self.timeout = GDB_TIMEOUT_S
+        # budget: what --timeout says; timeout: the backstop, which bounds
+        # the QEMU process (and an L0's own end of the run, where it has
+        # one).
+        self.budget = (args.timeout if args.timeout is not None
+                       else self.default_timeout)
+        self.timeout = bounds.backstop(self.budget)
+        self.silence = (args.silence if args.silence is not None
+                        else self.default_silence)
+        if args.gdb:
+            # Stopped in GDB, shimk is silent for as long as its user
+            # wants: only the timeout bounds the run.
+            if args.timeout is None:
+                self.budget = GDB_TIMEOUT_S
+            self.timeout = self.budget
+            self.silence = None
         # The initrd of this run (make_initrd), or None.
         self.initrd_file = None
         self.add_host_cpus()
@@ -151,11 +167,12 @@ class Env:
         """A stage's deadline passed; QEMU is stopped right after."""
 
     def on_timeout(self, run):
-        """At the timeout: ask the L0 for its state; s to wait for it."""
+        """At the silence bound: ask the L0 for its state (which shows
+        whether it still answers); s to wait for it."""
         return 0.0
 
     def diagnose(self, run):
-        """After the timeout: who is stuck, or None."""
+        """After the silence bound: who is stuck, or None."""
         return None
 
     def end_of_output(self, run):
@@ -171,8 +188,6 @@ class Env:
 
     def report(self, run, rc, killed):
         """Notes on stderr after the verdict was made."""
-        if killed == "timeout":
-            note("timeout after %g s" % self.timeout)
 
 
 class KvmEnv(Env):

@@ -10,7 +10,7 @@ import re
 import sys
 import time
 
-from bootlib import common, peer, xen_triple
+from bootlib import bounds, common, console, peer, xen_triple
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
@@ -30,7 +30,7 @@ XL_QEMU_EXTRA_MIB = 384
 # Time from QEMU's start to dom0's init running xl create. About 8-10 s on
 # an idle 2-core host; the rest is room for a loaded one.
 XL_START_S = 150.0
-# dom0 must stop the domU this long before the run's timeout, so that its
+# dom0 must stop the domU this long before the run's backstop, so that its
 # verdict and the domU's console still reach us: Xen's boot before dom0's
 # clock starts (3.5-5 s), xl dmesg and xl destroy (1-6 s), the console
 # through the serial (1-13 s seen on a loaded host).
@@ -110,6 +110,10 @@ def xl_domain(keys):
 class XlEnv(XenEnv):
     name = "xl"
     default_mem = 128
+    # shimk's longest quiet stretch here, or dom0's after the domU is gone
+    # (console drain, xl dmesg and xl destroy: up to 53 s by their bounds
+    # in tools/xl-dom0-init), whichever is longer, with room to spare.
+    default_silence = 120.0
     default_cpu = XL_CPU
     panic_re = XL_XEN_PANIC_RE
     # The domU is long gone when its PANIC line shows: dom0 bounds its run
@@ -314,7 +318,6 @@ class XlEnv(XenEnv):
 
     def judge(self, run, rc, killed):
         """dom0's verdict line, then shimk's own lines."""
-        timeout = self.timeout
         if killed == "xen-panic":
             return 2, ("dom0 crashed" if dom0_crashed(self.xen_panic)
                        else "Xen panic")
@@ -323,11 +326,9 @@ class XlEnv(XenEnv):
         if killed == "xl-start":
             return 2, "%s: no xl create within %g s" % (self.where(),
                                                        XL_START_S)
-        if killed == "timeout":
-            if run.stall:
-                return 2, "timeout after %g s: %s; %s" % (
-                    timeout, self.where(), run.stall)
-            return 2, "timeout after %g s: %s" % (timeout, self.where())
+        bound = console.judge_bound(run, killed, self.where())
+        if bound:
+            return bound
         if killed == "no-exit":
             return 2, "console closed but QEMU did not exit"
         if killed:
@@ -345,7 +346,9 @@ class XlEnv(XenEnv):
         if verdict.startswith("error "):
             return 2, verdict[len("error "):]
         if verdict.startswith("timeout"):
-            return 2, "domU still running: %s, destroyed by dom0" % verdict
+            # dom0's end of the run, just before the backstop: the domU
+            # was still running, and the backstop is no verdict on it.
+            return run.at_backstop("dom0 destroyed the domU: %s" % verdict)
         reason = verdict.split()[-1]
         # dom0 leaves through isa-debug-exit with its code: anything else
         # (0 after its sysrq fallback, 1 from a QEMU error) means it did

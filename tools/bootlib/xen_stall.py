@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Ask a silent Xen for its state (debug keys) and say who is stuck.
 #
-# Used by tools/boot when a run under Xen reaches its timeout: rather than a
-# bare "timeout", the verdict names the L0 or shimk. Xen reads its debug
+# Used by tools/boot when a run under Xen reaches its silence bound: rather
+# than a bare "silent", the verdict names the L0 or shimk, and an answer at
+# all shows that Xen itself is alive. Xen reads its debug
 # keys from the serial console once input is switched to it (three CTRL-A,
 # xen/drivers/char/console.c); 'q' dumps every domain's vCPUs
 # (xen/common/keyhandler.c: dump_domains), 'r' the scheduler's run queues.
@@ -100,7 +101,7 @@ def diagnose(lines, domid):
                 "them (%s)" % (", ".join("d%dv%d" % (domid, v.vcpu)
                                          for v in runnable), states))
     if running:
-        return ("shimk still running at the timeout on %s: it spins, "
+        return ("shimk still running while silent on %s: it spins, "
                 "waits without a bound, or is only slow; not a stall of "
                 "the L0 (%s)"
                 % (", ".join("d%dv%d" % (domid, v.vcpu) for v in running),
