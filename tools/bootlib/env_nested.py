@@ -14,7 +14,7 @@ import socket
 import subprocess
 import time
 
-from bootlib import common, console, kvm_stall, peer
+from bootlib import bounds, common, console, kvm_stall, peer
 from bootlib.common import ELF, note, symbolizer
 from bootlib.env_base import Env
 
@@ -37,17 +37,26 @@ L1_MIN_MIB = 768
 # From the outer QEMU's start to L1's /init starting L2: 6-8 s on an idle
 # 2-core host, 10-28 s loaded; kvm-amd loads in 1-5 s more.
 L1_START_S = 120.0
-# L1 must stop L2 this long before the run's timeout, so that its report
-# still reaches us: L1's boot before its clock (1-3 s), the state dump
-# (5 s), the serial.
+# L1 must stop L2 this long before the run's backstop, so that its report
+# still reaches us: L1's boot before its clock (1-3 s), one look at L2's
+# registers (1-5 s), the serial.
 L1_END_MARGIN_S = 30
 L1_MIN_END_S = 20
-# Silence from L2 after which L1 dumps its state and stops it. No test
-# of shimk's is silent for more than a few seconds even nested.
+# Silence from L2 after which L1 dumps its state and stops it (--silence).
 L2_SILENT_S = 60
-# L1 reports within this long of that: its dump takes 5 s. Silent past
-# it, L1 itself has stopped, which shimk as L2 cannot cause.
+# L1 reports within this long of that. Silent past it, L1 itself has
+# stopped, which shimk as L2 cannot cause.
 L1_REPORT_S = 40
+# Within L1's dump: the longest gap between its lines (a register sample
+# is bounded at 20 s, summing the trace at 60 s), and after it says it is
+# saving L2's memory (pmemsave bounded at 150 s, the sync at 120 s).
+L1_DUMP_GAP_S = 75
+L1_MEM_SAVE_S = 300
+# L2's memory goes to the outer QEMU's scratch disk, a sparse file in the
+# run's temporary folder, up to this size: -M pc keeps that much RAM at
+# physical address 0 in one piece, and the save takes seconds per 128 MiB.
+DUMP_MAX_MIB = 2048
+MEM_SAVED_RE = re.compile(r"^memory saved: (\d+) bytes")
 # Reading the outer QEMU's monitor (L1's vCPUs) after that.
 L0_DUMP_S = 5.0
 # L2's vCPU under hyperv-nested: KVM's Hyper-V enlightenments that the
@@ -100,6 +109,16 @@ class KvmNestedEnv(Env):
         self.end = int(max(L1_MIN_END_S, self.timeout - L1_END_MARGIN_S))
         self.peer_end = self.end + self.peer_share
         self.timeout += self.peer_share
+        # L1 bounds L2's silence; this side bounds L1's (stage_deadline).
+        self.l2_silence = self.silence or L2_SILENT_S
+        self.silence = None
+        # shimk's own lines (the backstop reports on them, not on L1's).
+        self.l2_progress = bounds.Progress(time.monotonic())
+        self.state_at = None        # when L1 began its report on L2
+        self.saving = False         # L1 is saving L2's memory
+        self.mem_saved = None       # bytes of L2's memory on the disk
+        self.mem_why = None         # why not
+        self.scratch = None         # the scratch disk's file
 
     def warn_unused(self):
         if self.a.xen_append:
@@ -140,10 +159,11 @@ class KvmNestedEnv(Env):
     def initrd(self, tmp):
         with open(ELF, "rb") as f:
             elf = f.read()
-        silent = min(L2_SILENT_S, max(10, self.end - 10))
+        silent = min(self.l2_silence, max(10, self.end - 10))
         params = ("KVMRUN_SMP=%d\nKVMRUN_MEM=%d\nKVMRUN_CPU=%s\n"
-                  "KVMRUN_END=%d\nKVMRUN_SILENT=%d\n"
-                  % (self.a.smp, self.mem, self.l2_cpu(), self.end, silent))
+                  "KVMRUN_END=%d\nKVMRUN_SILENT=%d\nKVMRUN_DUMP_MIB=%d\n"
+                  % (self.a.smp, self.mem, self.l2_cpu(), self.end, silent,
+                     self.dump_mib()))
         files = [
             ("kvm-run", 0o040755, None),
             ("kvm-run/shimk.elf", 0o100644, elf),
@@ -168,6 +188,25 @@ class KvmNestedEnv(Env):
         return common.initrd_with(L1_INITRAMFS, run,
                                   os.path.join(tmp, "kvm-initrd.cpio"), more)
 
+    def dump_mib(self):
+        """MiB of L2's memory L1 saves at a fault (0: none)."""
+        return self.mem if self.mem <= DUMP_MAX_MIB else 0
+
+    def scratch_args(self, tmp):
+        """The outer QEMU's scratch disk, L1's /dev/vda: a sparse file
+        that L1 fills with L2's memory only when L2 fails."""
+        if not self.dump_mib():
+            return []
+        self.scratch = os.path.join(tmp, "l2-memory.raw")
+        with open(self.scratch, "wb") as f:
+            f.truncate(self.dump_mib() << 20)
+        # virtio-blk on the PCI bus (QEMU's docs/system/devices/
+        # virtio-blk.rst); cache=unsafe: the file is thrown away with the
+        # run, so no flush needs to reach the host's disk.
+        return ["-drive", "file=%s,format=raw,if=none,id=l2mem,"
+                "cache=unsafe" % self.scratch.replace(",", ",,"),
+                "-device", "virtio-blk-pci,drive=l2mem"]
+
     def boot_args(self, tmp):
         if re.search(r"[\s'\"\\$`]", self.l2_cpu()):
             note("--cpu '%s': a blank or shell character cannot go into "
@@ -178,7 +217,8 @@ class KvmNestedEnv(Env):
         self.monitor = os.path.join(tmp, "l0-monitor.sock")
         return ["-kernel", L1_KERNEL_REL, "-initrd", self.initrd(tmp),
                 "-append", L1_ARGS,
-                "-monitor", "unix:%s,server=on,wait=off" % self.monitor]
+                "-monitor", "unix:%s,server=on,wait=off" % self.monitor] + \
+            self.scratch_args(tmp)
 
     def line(self, run, text):
         self.last_line = time.monotonic()
@@ -186,6 +226,7 @@ class KvmNestedEnv(Env):
             self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
             return
         if text.startswith(L2_PREFIX):
+            self.l2_progress.line(self.last_line, text[len(L2_PREFIX):])
             run.guest_line(text[len(L2_PREFIX):])
             return
         if text.startswith(DUMP_PREFIX):
@@ -216,8 +257,18 @@ class KvmNestedEnv(Env):
         if m:
             self.exit_code = int(m.group(1))
             return
-        if what.startswith("no progress"):
+        if what.startswith("l2 state follows") or \
+                what.startswith("no progress"):
             self.dump = []
+            self.state_at = time.monotonic()
+        elif what.startswith("saving memory"):
+            self.saving = True
+        elif what.startswith("memory saved: "):
+            self.saving = False
+            self.mem_saved = int(MEM_SAVED_RE.match(what).group(1))
+        elif what.startswith("memory not saved: "):
+            self.saving = False
+            self.mem_why = what[len("memory not saved: "):]
         elif what.startswith("l2 start"):
             self.l2_started = True
         elif what.startswith("qemu stderr: ") or what.startswith("port "):
@@ -243,7 +294,11 @@ class KvmNestedEnv(Env):
         if not self.l2_started:
             return start + L1_START_S, "l1-start"
         if self.verdict is None and self.exit_code is None:
-            return (self.last_line + L2_SILENT_S + L1_REPORT_S,
+            if self.saving:
+                return self.last_line + L1_MEM_SAVE_S, "l1-stuck"
+            if self.dump is not None:
+                return self.last_line + L1_DUMP_GAP_S, "l1-stuck"
+            return (self.last_line + self.l2_silence + L1_REPORT_S,
                     "l1-stuck")
         return None, None
 
@@ -286,13 +341,60 @@ class KvmNestedEnv(Env):
             return "L1's /init never ran"
         return "L1's last word: '%s'" % self.stage
 
-    def diagnosis(self, what="shimk stuck"):
+    def diagnosis(self, run, what="shimk stuck"):
         text, l0_fault = kvm_stall.diagnose(
             self.dump or [], kvm_stall.exec_ranges(ELF), symbolizer(ELF),
-            what)
+            what, memory=self.memory(run), code_at=kvm_stall.code_reader(ELF))
         if l0_fault:
             self.retry_reason = text
         return text
+
+    def memory(self, run):
+        """kvm_stall.Memory: memcheck's verdict on L2's saved memory."""
+        if self.mem_saved is None:
+            return kvm_stall.Memory("unchecked", "L2's memory was not saved"
+                                    " (%s)" % (self.mem_why or
+                                               "L1 did not say why"))
+        run.logline("### L2's memory on the scratch disk: %s"
+                    % self.scratch_summary())
+        try:
+            from bootlib import memcheck
+        except ImportError as e:
+            return kvm_stall.Memory("unchecked", "no memory reader "
+                                    "(bootlib/memcheck.py): %s" % e)
+        d = kvm_stall.parse(self.dump or [])
+        final = d.final()
+        try:
+            mem = memcheck.open_dump(self.scratch)
+            vcpus = memcheck.parse_qemu_registers(final.lines if final
+                                                  else [])
+            # KVM reset a triple-faulting vCPU; the probe kept its state.
+            for n, fields in d.probes.items():
+                vcpus[n] = kvm_stall.probe_vcpu(memcheck.VcpuRegs, n, fields)
+            verdict = memcheck.check(mem, vcpus, ELF, symbolizer(ELF))
+        except Exception as e:  # noqa: BLE001 - any failure is unchecked
+            run.logline("### memory check failed: %r" % e)
+            return kvm_stall.Memory("unchecked", "the memory check failed: "
+                                    "%s" % e)
+        run.logline("### memory check of L2's %d bytes: %s"
+                    % (self.mem_saved, verdict.text))
+        for f in verdict.findings:
+            run.logline("###   %s" % f)
+        return kvm_stall.Memory.of_verdict(verdict)
+
+    def scratch_summary(self):
+        """How much of the saved memory is not zero: an empty disk means
+        that L1's save never reached it."""
+        try:
+            with open(self.scratch, "rb") as f:
+                data = f.read(self.mem_saved)
+        except OSError as e:
+            return "unreadable: %s" % e
+        zero = bytes(4096)
+        pages = sum(1 for o in range(0, len(data), 4096)
+                    if data[o:o + 4096] != zero)
+        return "%d bytes, %d of %d pages not zero" % (
+            len(data), pages, (len(data) + 4095) // 4096)
 
     def judge(self, run, rc, killed):
         if killed == "l1-panic":
@@ -300,14 +402,16 @@ class KvmNestedEnv(Env):
         if killed == "l1-stuck":
             text, _ = kvm_stall.diagnose(
                 self.l1_dump, [], None,
-                l1_stuck=max(1, int(L2_SILENT_S + L1_REPORT_S)))
+                l1_stuck=max(1, int(self.l2_silence + L1_REPORT_S)))
             self.retry_reason = text
             return 2, "%s; %s" % (text, self.where())
         if killed == "l1-start":
             return 2, "L2 not started within %g s: %s" % (L1_START_S,
                                                           self.where())
-        if killed == "timeout":
-            return 2, "timeout after %g s: %s" % (self.timeout, self.where())
+        if killed == "backstop":
+            return bounds.at_backstop(self.l2_progress, run.ended,
+                                      self.timeout, self.budget,
+                                      run.finished(), self.where())
         if killed:
             return console.judge(run, rc, killed, self.timeout)
         if rc < 0:
@@ -329,9 +433,16 @@ class KvmNestedEnv(Env):
             return 2, "L1: %s" % self.verdict[len("error "):]
         if self.verdict == "l2 shutdown":
             return 2, "L2 triple fault or reset: %s" % self.diagnosis(
-                "shimk's state")
+                run, "shimk's state")
+        if self.verdict.startswith("timeout"):
+            # L1's end of the run, just before the backstop: L2 was
+            # still running, and the backstop is no verdict on it.
+            return bounds.at_backstop(
+                self.l2_progress, self.state_at or run.ended, self.timeout,
+                self.budget, run.finished(),
+                "L1 stopped L2 at %d s of its uptime" % self.end)
         if self.l2_rc is None:
-            return 2, "L2 %s: %s" % (self.verdict, self.diagnosis())
+            return 2, "L2 %s: %s" % (self.verdict, self.diagnosis(run))
         return console.judge(run, self.l2_rc, None, self.timeout)
 
     def report(self, run, rc, killed):
