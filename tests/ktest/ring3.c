@@ -117,11 +117,14 @@ static const char *one_task(struct ktest *t, struct fuzz_totals *tot,
     return why[0] ? why : NULL;
 }
 
+/* How often a fuzzer run says how far it got. */
+#define FUZZ_PROGRESS_MS 10000
+
 KTEST_FLAGS(ring3, cpu_state_fuzzer, KTEST_EXPLICIT)
 {
     unsigned int nthreads = MIN(MAX(nr_cpus_online, 2u) - 1,
                                 (unsigned int)CPUFUZZ_THREADS_MAX);
-    uint64_t start = rdtsc(), seed = opt_seed;
+    uint64_t start = rdtsc(), seed = opt_seed, said = start;
     struct fuzz_totals *tot = kzalloc(sizeof(*tot));
     char why[160] = "", counts[256], kills[256];
     unsigned int n = 0, nk = 0;
@@ -129,6 +132,20 @@ KTEST_FLAGS(ring3, cpu_state_fuzzer, KTEST_EXPLICIT)
     while ( tot->iterations < opt_iterations )
     {
         uint64_t left = opt_iterations - tot->iterations;
+
+        /*
+         * Between tasks: a long run (make stress) is never silent for
+         * long, so that the runner's silence bound does not take it for
+         * a hang (tools/bootlib/bounds.py).
+         */
+        if ( rdtsc() - said >= ms_to_cycles(FUZZ_PROGRESS_MS) )
+        {
+            said = rdtsc();
+            printk("ring-3 fuzzer: %lu of %lu iterations in %lu ms\n",
+                   (unsigned long)tot->iterations,
+                   (unsigned long)opt_iterations,
+                   (unsigned long)(cycles_to_ns(said - start) / 1000000));
+        }
         const char *bad = one_task(t, tot, nthreads,
                                    (left + nthreads - 1) / nthreads, seed++,
                                    why, sizeof(why));

@@ -5,6 +5,7 @@
 import argparse
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
@@ -116,7 +117,7 @@ class FakeEnv(env_base.Env):
 
     def on_timeout(self, run):
         self.asked += 1
-        return 0.2
+        return 0.5
 
     def diagnose(self, run):
         return "the L0 answered: guest stuck at X"
@@ -138,7 +139,9 @@ PRINT = "import sys, time\ndef p(s):\n    print(s); sys.stdout.flush()\n"
 
 @case
 def silence_stops_the_run_after_asking_the_l0():
+    # The L0's answer (here 0.3 s after the bound) is not progress.
     env, run, rc, killed = boot(PRINT + "p('shimk: boot hv=tcg')\n"
+                                "time.sleep(1.3); p('(XEN) dump')\n"
                                 "time.sleep(30)\n", silence=1, timeout=20)
     status, why = console.judge(run, rc, killed)
     return (killed == "silent" and env.asked == 1 and status == 2 and
@@ -183,6 +186,31 @@ def finished_tests_whose_exit_never_comes_are_reported_as_such():
     status, why = console.judge(run, rc, killed)
     return (status == 2 and "tests had finished (KTEST: END 3 passed, 1 "
             "failed, 0 skipped) but the exit did not arrive" in why)
+
+
+@case
+def an_l0s_live_copy_of_shimks_lines_tells_that_the_tests_finished():
+    # xl: the domU's lines come whole only in dom0's report at the end;
+    # Xen's live "(d1) " copy still says that the tests were over.
+    from bootlib import env_xl
+    env = env_xl.XlEnv(argparse.Namespace(
+        append="", mem=None, timeout=None, silence=None, gdb=False,
+        host_cpus=None, xen_append="", module=[], initrd=None, smp=2,
+        peer=None))
+    run = console.Run(env, [], None, None)
+    run.stdout_ok = False
+    run.progress = bounds.Progress(0)
+    for line in ("(XEN) d1v0 unhandled", "(d1) KTEST: END 40 passed, 1 "
+                 "failed, 0 skipped", "(d1) shimk: exit 1"):
+        run.line(line)
+    run.ended = time.monotonic() + 120
+    status, why = env.judge(run, None, "silent")
+    return (status == 2 and env.silence == 120 and
+            why.startswith("silent 120 s (the bound is 120 s) after line 3 "
+                           "'(d1) shimk: exit 1'") and
+            "tests had finished (KTEST: END 40 passed, 1 failed, 0 "
+            "skipped; 'shimk: exit 1') but the exit did not arrive" in why
+            and "dom0 never started xl" in why)
 
 
 @case

@@ -44,10 +44,13 @@ class Run:
         self.stop_reason = None
         self.keys = []          # (when, bytes) still to send on the serial
         self.proc = None
-        # When console lines came (set when QEMU starts).
+        # When console lines came (set when QEMU starts), and when the
+        # silence bound was reached: the L0's answer to the dump it is
+        # then asked for is no progress.
         self.progress = None
         self.started = None
         self.ended = None
+        self.silent_at = None
         self.stderr = tempfile.TemporaryFile()
 
     def logline(self, text):
@@ -84,6 +87,17 @@ class Run:
         if m:
             self.shimk_exit = int(m.group(1))
 
+    def live_line(self, text):
+        """A line of shimk's seen live through its L0 but shown only
+        later (xl: Xen's copy of the domU's port 0xe9): only what it says
+        about the run's end, for a verdict at a bound."""
+        m = KTEST_END_RE.match(text)
+        if m:
+            self.ktest_end = tuple(int(x) for x in m.groups())
+        m = SHIMK_EXIT_RE.match(text)
+        if m:
+            self.shimk_exit = int(m.group(1))
+
     def stop_after(self, seconds, reason):
         """Stop the run for reason in seconds, unless already due to."""
         if reason not in self.stops:
@@ -113,13 +127,15 @@ class Run:
         self.logline(text)
         # Any line is progress: the L0's own (Xen's boot, L1's stages, a
         # dom0's report) as much as shimk's.
-        self.progress.line(time.monotonic(), text)
+        if self.silent_at is None:
+            self.progress.line(time.monotonic(), text)
         self.env.line(self, text)
 
     def silent(self, where=None):
         """(status, verdict) of a run stopped at its silence bound."""
-        return bounds.silent(self.progress, self.ended, self.env.silence,
-                             self.stall, self.finished(), where)
+        return bounds.silent(self.progress, self.silent_at or self.ended,
+                             self.env.silence, self.stall, self.finished(),
+                             where)
 
     def at_backstop(self, where=None):
         """(status, verdict) of a run stopped at its backstop."""
@@ -174,6 +190,7 @@ class Run:
                 if quiet and now >= quiet:
                     # The environment may ask its L0 for a state dump,
                     # which also shows whether the L0 still answers.
+                    self.silent_at = now
                     asked = now + self.env.on_timeout(self)
                     continue
                 if asked is not None and now >= asked:

@@ -245,12 +245,17 @@ class XlEnv(XenEnv):
             return
         if XEN_LINE_RE.match(text):
             self.xen_line(run, text[6:])
+        elif XEN_GUEST_RE.match(text):
+            # Xen's live copy of the domU's port 0xe9: shown from dom0's
+            # report later, but what it says about the end counts now
+            # (tests done, exit missing, at the silence bound).
+            run.live_line(XEN_GUEST_RE.match(text).group(1))
         elif DOM0_FAIL_RE.search(text) and self.dom0_fail is None:
             self.dom0_fail = text.strip()
             # Collect the reason that follows, then stop.
             run.stop_after(XEN_PANIC_GRACE_S, "dom0-fail")
-        # Anything else (dom0's kernel, xl's messages, Xen's live copy of
-        # the domU's port 0xe9 lines) is for the log only.
+        # Anything else (dom0's kernel, xl's messages) is for the log
+        # only.
 
     def xl_run_line(self, run, what):
         if what.startswith("peer "):
