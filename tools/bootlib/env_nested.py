@@ -10,6 +10,7 @@
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import time
@@ -79,6 +80,9 @@ class KvmNestedEnv(Env):
     name = "kvm-nested"
     l0_in_qemu = True
     default_timeout = 240.0
+    # L2's, which L1 watches (KVMRUN_SILENT); L1's own is bounded here
+    # by stage_deadline().
+    default_silence = float(L2_SILENT_S)
     default_cpu = "host"
     panic_ends_run = False
     debugcon = False
@@ -364,6 +368,7 @@ class KvmNestedEnv(Env):
                                     "(bootlib/memcheck.py): %s" % e)
         d = kvm_stall.parse(self.dump or [])
         final = d.final()
+        self.keep(run, final)
         try:
             mem = memcheck.open_dump(self.scratch)
             vcpus = memcheck.parse_qemu_registers(final.lines if final
@@ -381,6 +386,33 @@ class KvmNestedEnv(Env):
         for f in verdict.findings:
             run.logline("###   %s" % f)
         return kvm_stall.Memory.of_verdict(verdict)
+
+    def keep(self, run, final):
+        """With SHIMK_DUMP_DIR set (as bootlib/faultdump.py reads it),
+        keep L2's memory, the ELF and the registers, for memcheck.py's
+        command line."""
+        keep = os.environ.get("SHIMK_DUMP_DIR")
+        if not keep:
+            return
+        os.makedirs(keep, exist_ok=True)
+        base = os.path.join(keep, "shimk-l2-%s-%d" % (
+            time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
+        with open(self.scratch, "rb") as src, \
+                open(base + ".raw", "wb") as dst:
+            left = self.mem_saved
+            while left > 0:
+                chunk = src.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                dst.write(chunk)
+                left -= len(chunk)
+        shutil.copyfile(ELF, base + ".elf")
+        with open(base + ".regs", "w") as f:
+            f.write("\n".join(final.lines if final else []) + "\n")
+            # The triple-faulting vCPU's state, from the probe.
+            f.write("\n".join(l for l in self.dump or []
+                              if "l2_shutdown:" in l) + "\n")
+        run.logline("### kept %s.raw, .elf and .regs" % base)
 
     def scratch_summary(self):
         """How much of the saved memory is not zero: an empty disk means

@@ -87,6 +87,39 @@ MIN_SAMPLES = 3
 MIN_ENTRIES = 100
 # How many RIPs a loop's account names.
 LOOP_RIPS = 4
+# SVM exit codes (AMD APM vol. 2, appendix C, table C-1) by the names
+# KVM's kvm_exit tracepoint gives them (SVM_EXIT_REASONS in Linux's
+# arch/x86/include/uapi/asm/svm.h); L1's histogram has the numbers.
+SVM_EXIT_NAMES = {
+    0x60: "interrupt", 0x61: "nmi", 0x62: "smi", 0x63: "init",
+    0x64: "vintr", 0x65: "cr0_sel_write", 0x6e: "rdtsc", 0x6f: "rdpmc",
+    0x70: "pushf", 0x71: "popf", 0x72: "cpuid", 0x73: "rsm", 0x74: "iret",
+    0x75: "swint", 0x76: "invd", 0x77: "pause", 0x78: "hlt",
+    0x79: "invlpg", 0x7a: "invlpga", 0x7b: "io", 0x7c: "msr",
+    0x7d: "task_switch", 0x7e: "ferr_freeze", 0x7f: "shutdown",
+    0x80: "vmrun", 0x81: "hypercall", 0x82: "vmload", 0x83: "vmsave",
+    0x84: "stgi", 0x85: "clgi", 0x86: "skinit", 0x87: "rdtscp",
+    0x88: "icebp", 0x89: "wbinvd", 0x8a: "monitor", 0x8b: "mwait",
+    0x8c: "mwait_cond", 0x8d: "xsetbv", 0x8e: "rdpru",
+    0x8f: "efer_write_trap", 0x400: "npf",
+}
+
+
+def exit_name(code):
+    """KVM's name of an SVM exit code."""
+    if code in SVM_EXIT_NAMES:
+        return SVM_EXIT_NAMES[code]
+    if code < 0x10:
+        return "read_cr%d" % code
+    if code < 0x20:
+        return "write_cr%d" % (code - 0x10)
+    if code < 0x30:
+        return "read_dr%d" % (code - 0x20)
+    if code < 0x40:
+        return "write_dr%d" % (code - 0x30)
+    if code < 0x60:
+        return "exception %d" % (code - 0x40)
+    return "exit %#x" % code
 
 
 class Vcpu:
@@ -314,7 +347,10 @@ def parse_trace(d, line):
         if m.group(1) == "entry":
             t.entries[rip] = t.entries.get(rip, 0) + int(m.group(2))
         else:
-            key = (rip, m.group(5) or "?")
+            reason = m.group(5) or "?"
+            if re.match(r"^0x[0-9a-f]+$", reason):
+                reason = exit_name(int(reason, 16))
+            key = (rip, reason)
             t.exits[key] = t.exits.get(key, 0) + int(m.group(2))
         return True
     m = _TRACE_OTHER_RE.match(line)
