@@ -141,14 +141,14 @@ PRINT = "import sys, time\ndef p(s):\n    print(s); sys.stdout.flush()\n"
 def silence_stops_the_run_after_asking_the_l0():
     # The L0's answer (here 0.3 s after the bound) is not progress.
     env, run, rc, killed = boot(PRINT + "p('shimk: boot hv=tcg')\n"
-                                "time.sleep(1.3); p('(XEN) dump')\n"
-                                "time.sleep(30)\n", silence=1, timeout=20)
+                                "time.sleep(2.3); p('(XEN) dump')\n"
+                                "time.sleep(30)\n", silence=2, timeout=20)
     status, why = console.judge(run, rc, killed)
     return (killed == "silent" and env.asked == 1 and status == 2 and
-            why.startswith("silent 1 s (the bound is 1 s) after line 1 "
+            why.startswith("silent 2 s (the bound is 2 s) after line 1 "
                            "'shimk: boot hv=tcg'") and
             why.endswith("the L0 answered: guest stuck at X") and
-            run.ended - run.started < 5)
+            run.ended - run.started < 8)
 
 
 @case
@@ -167,14 +167,14 @@ def a_run_that_keeps_printing_reaches_the_backstop_as_incomplete():
 @case
 def a_run_past_its_timeout_but_done_before_the_backstop_passes():
     env, run, rc, killed = boot(
-        PRINT + "p('shimk: boot hv=tcg'); time.sleep(0.4)\n"
+        PRINT + "p('shimk: boot hv=tcg'); time.sleep(1.2)\n"
         "p('KTEST: END 1 passed, 0 failed, 0 skipped'); sys.exit(1)\n",
-        silence=5, timeout=0.3)
+        silence=5, timeout=1)
     status, why = console.judge(run, rc, killed)
     late = bounds.late_note(run.ended - run.started, env.budget,
                             env.timeout)
     return (killed is None and (status, why) == (0, "passed") and
-            late is not None and "past --timeout 0.3 s" in late)
+            late is not None and "past --timeout 1 s" in late)
 
 
 @case
@@ -182,7 +182,7 @@ def finished_tests_whose_exit_never_comes_are_reported_as_such():
     env, run, rc, killed = boot(
         PRINT + "p('shimk: boot hv=tcg')\n"
         "p('KTEST: END 3 passed, 1 failed, 0 skipped')\n"
-        "time.sleep(30)\n", silence=1, timeout=20)
+        "time.sleep(30)\n", silence=2, timeout=20)
     status, why = console.judge(run, rc, killed)
     return (status == 2 and "tests had finished (KTEST: END 3 passed, 1 "
             "failed, 0 skipped) but the exit did not arrive" in why)
@@ -211,6 +211,24 @@ def an_l0s_live_copy_of_shimks_lines_tells_that_the_tests_finished():
             "tests had finished (KTEST: END 40 passed, 1 failed, 0 "
             "skipped; 'shimk: exit 1') but the exit did not arrive" in why
             and "dom0 never started xl" in why)
+
+
+@case
+def xens_own_lines_stop_counting_once_shimk_has_spoken():
+    from bootlib import env_xen
+    env = env_xen.XenEnv(argparse.Namespace(
+        append="", mem=None, timeout=None, silence=None, gdb=False,
+        host_cpus=None, xen_append="", module=[], initrd=None, smp=2))
+    run = console.Run(env, [], None, None)
+    run.stdout_ok = False
+    run.progress = bounds.Progress(0)
+    run.line("(XEN) Xen version 4.17")
+    before = run.progress.lines
+    run.line("(d0) shimk: boot hv=xen")
+    run.line("(XEN) d0v1 spurious warning")
+    return (before == 1 and run.progress.lines == 2 and
+            run.progress.last_text == "(d0) shimk: boot hv=xen" and
+            env.silence == 90)
 
 
 @case

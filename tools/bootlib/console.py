@@ -125,9 +125,9 @@ class Run:
     def line(self, text):
         self.lines += 1
         self.logline(text)
-        # Any line is progress: the L0's own (Xen's boot, L1's stages, a
-        # dom0's report) as much as shimk's.
-        if self.silent_at is None:
+        # Progress is any line the environment counts: the L0's own
+        # (Xen's boot, L1's stages, a dom0's report) as much as shimk's.
+        if self.silent_at is None and self.env.is_progress(text):
             self.progress.line(time.monotonic(), text)
         self.env.line(self, text)
 

@@ -102,6 +102,8 @@ class XenEnv(Env):
         self.retry_reason = None
         # Xen's answer to its debug keys, once asked.
         self.dump_lines = None
+        # shimk's first line came: Xen's own no longer count as progress.
+        self.guest_seen = False
 
     def warn_unused(self):
         pass
@@ -161,9 +163,18 @@ class XenEnv(Env):
         self.pending = ""
         run.guest_line(part)
 
+    def is_progress(self, text):
+        """Xen's own lines are progress while Xen boots; once shimk has
+        spoken, a Xen that keeps printing about a silent guest does not
+        keep the run alive past the silence bound."""
+        if XEN_LINE_RE.match(text):
+            return not self.guest_seen
+        return True
+
     def line(self, run, text):
         m = XEN_GUEST_RE.match(text)
         if m:
+            self.guest_seen = True
             self.split_guest_line(run, m.group(1))
         elif XEN_LINE_RE.match(text):
             self.xen_line(run, text[6:])

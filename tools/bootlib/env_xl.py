@@ -249,6 +249,7 @@ class XlEnv(XenEnv):
             # Xen's live copy of the domU's port 0xe9: shown from dom0's
             # report later, but what it says about the end counts now
             # (tests done, exit missing, at the silence bound).
+            self.guest_seen = True
             run.live_line(XEN_GUEST_RE.match(text).group(1))
         elif DOM0_FAIL_RE.search(text) and self.dom0_fail is None:
             self.dom0_fail = text.strip()
