@@ -474,7 +474,11 @@ class KvmNestedEnv(Env):
                 self.budget, run.finished(),
                 "L1 stopped L2 at %d s of its uptime" % self.end)
         if self.l2_rc is None:
-            return 2, "L2 %s: %s" % (self.verdict, self.diagnosis(run))
+            why = "L2 %s: %s" % (self.verdict, self.diagnosis(run))
+            if run.finished():
+                why += "; shimk's tests had finished (%s) but its exit " \
+                       "did not arrive" % run.finished()
+            return 2, why
         return console.judge(run, self.l2_rc, None, self.timeout)
 
     def report(self, run, rc, killed):
