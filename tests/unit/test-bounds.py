@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# tools/bootlib/bounds.py and console.Run: silence, backstop and their verdicts (TAP).
+# bootlib/bounds.py and console.Run: silence, backstop, their verdicts (TAP).
 
 import argparse
 import os

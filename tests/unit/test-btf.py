@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# tools/bootlib/btf.py and svm_probe.py: member offsets from BTF, the kprobe (TAP).
+# bootlib/btf.py and svm_probe.py: offsets from BTF, the kprobe line (TAP).
 
 import os
 import struct

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# tools/bootlib/env_nested.py: L1's report on L2 read into the run's verdict (TAP).
+# bootlib/env_nested.py: L1's report on L2 read into the run's verdict (TAP).
 
 import argparse
 import os
