@@ -34,6 +34,11 @@ SHUTDOWN = fixture("kvm-dump-shutdown.txt")
 # vCPU's time span; L1 now counts them with histogram triggers), the
 # stopped state, the local APICs. Both vCPUs were busy in shimk's loops.
 LOOP = fixture("kvm-dump-loop.txt")
+# A real 60 s silence of kvm-nested-detector on a loaded host, right after
+# KTEST: BEGIN (L1 counting KVM's entries and exits with histogram
+# triggers: SVM exit codes): both vCPUs moving through the detector,
+# about 800 exits a second. Not a livelock, so shimk's.
+SILENT = fixture("kvm-dump-silent-detector.txt")
 # shimk's code as its ELF placed it when the dumps were taken.
 RANGES = [(0x100000, 0x10a000), (0xffffffff8010a000, 0xffffffff80128000)]
 RIP0 = "RIP=ffffffff8010e18b RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 " \
@@ -296,6 +301,18 @@ def a_recorded_busy_l2_is_shimks_with_the_rips_seen():
             text.startswith("shimk stuck: vCPU0 running, RIP moving") and
             "KVM exits +10866" in text and
             "memory: shimk's state intact (vCPU0-3" in text)
+
+
+@case
+def a_recorded_silent_detector_moving_on_both_vcpus_is_shimks():
+    d = kvm_stall.parse(SILENT)
+    t = d.trace[0]
+    text, fault = kvm_stall.diagnose(SILENT, RANGES, memory=UNCHECKED)
+    return (d.traced == 11 and t.exits[(0xffffffff801116e2, "msr")] == 2102
+            and t.entries[0xffffffff801116e4] == 2188 and not fault and
+            text.startswith("shimk stuck: vCPU0 running, RIP moving") and
+            "vCPU1 running, RIP moving" in text and
+            "KVM exits +8474 in 10.7 s" in text)
 
 
 @case
