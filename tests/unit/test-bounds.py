@@ -88,6 +88,15 @@ def a_run_without_any_line_at_the_backstop_is_a_hang():
 
 
 @case
+def a_run_program_may_be_silent_up_to_its_run_timeout():
+    return (bounds.silence_for(60, "ktest=all") == 60 and
+            bounds.silence_for(60, "run=hello") == 150 and
+            bounds.silence_for(60, "run=hello run-timeout=10") == 60 and
+            bounds.silence_for(90, "run=a run-timeout=300") == 330 and
+            bounds.silence_for(60, "run=a run-timeout=x") == 150)
+
+
+@case
 def long_lines_are_cut_in_verdicts():
     q = bounds.quote("y" * 300)
     return len(q) == bounds.QUOTE_CHARS + 2 and q.endswith("...'")

@@ -24,6 +24,30 @@ HANG = 2
 INCOMPLETE = 1
 
 
+# kernel/run.c: a run= program may run this long (run-timeout=, s) before
+# shimk kills it, and it may be silent all along.
+RUN_TIMEOUT_S = 120
+# Room for shimk to report the kill.
+RUN_MARGIN_S = 30
+
+
+def silence_for(default, append):
+    """The silence bound for a shimk command line: the environment's, or
+    longer where a run= program may legitimately be silent longer (its
+    run-timeout=, after which shimk kills it and says so)."""
+    words = append.split()
+    if not any(w.startswith("run=") for w in words):
+        return default
+    limit = RUN_TIMEOUT_S
+    for w in words:
+        if w.startswith("run-timeout="):
+            try:
+                limit = int(w[len("run-timeout="):])
+            except ValueError:
+                pass
+    return max(default, limit + RUN_MARGIN_S)
+
+
 def backstop(timeout):
     """The total bound of a run expected to take timeout seconds."""
     return timeout * BACKSTOP_FACTOR

@@ -55,8 +55,9 @@ class Env:
         self.budget = (args.timeout if args.timeout is not None
                        else self.default_timeout)
         self.timeout = bounds.backstop(self.budget)
-        self.silence = (args.silence if args.silence is not None
-                        else self.default_silence)
+        self.silence = (args.silence if args.silence is not None else
+                        bounds.silence_for(self.default_silence,
+                                           args.append))
         if args.gdb:
             # Stopped in GDB, shimk is silent for as long as its user
             # wants: only the timeout bounds the run.
