@@ -4,6 +4,7 @@
 #include <shimk/console.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/selfcheck.h>
 #include <asm/page.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -90,6 +91,8 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
     print_regs(regs, trap);
     print_control_regs();
     print_backtrace(regs->rbp);
+    /* Whether a CPU's tables were trampled tells whose fault this is. */
+    selfcheck_report_all();
     machine_exit(EXIT_PANIC);
 }
 

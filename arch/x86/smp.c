@@ -10,11 +10,13 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/sched.h>
+#include <shimk/selfcheck.h>
 #include <shimk/string.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
+#include <asm/guarded.h>
 #include <asm/msr.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -150,6 +152,7 @@ static __noreturn void ap_entry(struct cpu_info *ci)
     write_cr3(kernel_root);
     write_cr4(bsp_cr4);
     ci->cr4 = bsp_cr4;
+    selfcheck_record_cpu(ci);
     ci->tlb_clean = true;   /* on the kernel root, nothing else loaded yet */
     apic_init_ap();
     if ( apic_id() != ci->apic_id )
@@ -162,17 +165,27 @@ static __noreturn void ap_entry(struct cpu_info *ci)
     sched_start_ap();   /* becomes this CPU's idle thread */
 }
 
+/*
+ * Each in a guarded area of its own (asm/guarded.h): a stack that runs
+ * over, or a runaway walking down memory, faults at once instead of
+ * rewriting another CPU's GDT, TSS or IST stack.
+ */
 static struct cpu_info *alloc_cpu(unsigned int cpu, uint32_t apic_id)
 {
-    struct cpu_info *ci = kzalloc(sizeof(*ci));
+    static const enum guarded_kind ist_kind[3] = {
+        GUARDED_IST_NMI, GUARDED_IST_DF, GUARDED_IST_MC };
+    struct cpu_info *ci = guarded_alloc(sizeof(*ci), GUARDED_CPU_TABLES, cpu,
+                                        NULL, 0);
 
     ci->self = ci;
     ci->cpu = cpu;
     ci->apic_id = apic_id;
-    ci->stack_base = kmalloc(KERNEL_STACK_SIZE);
+    ci->stack_base = guarded_alloc(KERNEL_STACK_SIZE, GUARDED_CPU_STACK, cpu,
+                                   NULL, 0);
     ci->kernel_stack_top = (uint64_t)ci->stack_base + KERNEL_STACK_SIZE;
     for ( unsigned int i = 0; i < 3; i++ )
-        ci->ist_stacks[i] = kmalloc(IST_STACK_SIZE);
+        ci->ist_stacks[i] = guarded_alloc(IST_STACK_SIZE, ist_kind[i], cpu,
+                                          NULL, 0);
     return ci;
 }
 

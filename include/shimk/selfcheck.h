@@ -88,6 +88,15 @@ enum selfcheck_layout_index
 };
 
 extern struct selfcheck_ref selfcheck_ref;
+
+/* The first difference the last check found (tests/ktest/selfcheck.c). */
+struct selfcheck_finding
+{
+    unsigned int cpu;
+    const char *what;               /* "GDT", "TSS", "IDTR", ... */
+    long offset;                    /* byte offset, -1 for a register */
+};
+extern struct selfcheck_finding selfcheck_last;
 extern const uint64_t selfcheck_layout[SCL_NR];
 
 /* FNV-1a over 64-bit words: the reader's sum is the same. */
