@@ -118,7 +118,7 @@ void selfcheck_record_cpu(struct cpu_info *ci)
  * the reason for the panic.  The bytes shown start at the first that
  * changed.
  */
-static void found(bool panic_on, unsigned int cpu, const char *what,
+static void found(enum selfcheck_mode mode, unsigned int cpu, const char *what,
                   uint64_t at, long off, const void *live, const void *boot,
                   size_t avail)
 {
@@ -139,30 +139,32 @@ static void found(bool panic_on, unsigned int cpu, const char *what,
     selfcheck_last.cpu = cpu;
     selfcheck_last.what = what;
     selfcheck_last.offset = off;
-    if ( panic_on )
+    if ( mode == SELFCHECK_PANIC )
         panic("self-check: CPU%u's %s at %#lx changed at +%#lx: now %s, "
               "at boot %s", cpu, what, (unsigned long)at,
               (unsigned long)off, now, was);
-    pr_err("self-check: CPU%u's %s at %#lx changed at +%#lx: now %s, at "
+    if ( mode == SELFCHECK_REPORT )
+        pr_err("self-check: CPU%u's %s at %#lx changed at +%#lx: now %s, at "
            "boot %s\n", cpu, what, (unsigned long)at, (unsigned long)off,
            now, was);
 }
 
 /* A register that does not point where it did at boot. */
-static void moved(bool panic_on, unsigned int cpu, const char *what,
+static void moved(enum selfcheck_mode mode, unsigned int cpu, const char *what,
                   uint64_t now, uint64_t boot)
 {
     selfcheck_last.cpu = cpu;
     selfcheck_last.what = what;
     selfcheck_last.offset = -1;
-    if ( panic_on )
+    if ( mode == SELFCHECK_PANIC )
         panic("self-check: CPU%u's %s is %#lx, at boot %#lx", cpu, what,
               (unsigned long)now, (unsigned long)boot);
-    pr_err("self-check: CPU%u's %s is %#lx, at boot %#lx\n", cpu, what,
+    if ( mode == SELFCHECK_REPORT )
+        pr_err("self-check: CPU%u's %s is %#lx, at boot %#lx\n", cpu, what,
            (unsigned long)now, (unsigned long)boot);
 }
 
-static unsigned int compare(bool panic_on, unsigned int cpu, const char *what,
+static unsigned int compare(enum selfcheck_mode mode, unsigned int cpu, const char *what,
                             uint64_t at, const void *boot, size_t len,
                             size_t skip, size_t skip_len)
 {
@@ -171,7 +173,7 @@ static unsigned int compare(bool panic_on, unsigned int cpu, const char *what,
 
     if ( off < 0 )
         return 0;
-    found(panic_on, cpu, what, at, off, live + off,
+    found(mode, cpu, what, at, off, live + off,
           (const unsigned char *)boot + off, len - off);
     return 1;
 }
@@ -180,7 +182,7 @@ static unsigned int compare(bool panic_on, unsigned int cpu, const char *what,
  * PML4 entries: the CPU sets their Accessed bit as it walks through them
  * (SDM Vol. 3A, 4.8), so that bit alone is no change.
  */
-static unsigned int compare_root(bool panic_on, unsigned int cpu,
+static unsigned int compare_root(enum selfcheck_mode mode, unsigned int cpu,
                                  const char *what, paddr_t root)
 {
     const uint64_t *live = (const uint64_t *)phys_to_virt(root) + 256;
@@ -189,7 +191,7 @@ static unsigned int compare_root(bool panic_on, unsigned int cpu,
     for ( unsigned int i = 0; i < 256; i++ )
         if ( (READ_ONCE(live[i]) ^ boot[i]) & ~PTE_A )
         {
-            found(panic_on, cpu, what, (uint64_t)live, i * sizeof(*live),
+            found(mode, cpu, what, (uint64_t)live, i * sizeof(*live),
                   &live[i], &boot[i], (256 - i) * sizeof(*live));
             return 1;
         }
@@ -200,7 +202,7 @@ static unsigned int compare_root(bool panic_on, unsigned int cpu,
  * RSP0 follows the running thread (kernel/sched.c switch_arch()), so it
  * is not in the copy; it must be the top of a live kernel stack.
  */
-static unsigned int check_rsp0(bool panic_on, unsigned int cpu,
+static unsigned int check_rsp0(enum selfcheck_mode mode, unsigned int cpu,
                                const struct tss64 *tss)
 {
     uint64_t rsp0;
@@ -211,32 +213,32 @@ static unsigned int check_rsp0(bool panic_on, unsigned int cpu,
     if ( hit.where == GUARDED_IN_AREA && hit.hi == rsp0 &&
          (hit.kind == GUARDED_THREAD || hit.kind == GUARDED_CPU_STACK) )
         return 0;
-    moved(panic_on, cpu, "TSS RSP0 (not the top of a kernel stack)", rsp0,
+    moved(mode, cpu, "TSS RSP0 (not the top of a kernel stack)", rsp0,
           selfcheck_ref.cpu[cpu].stacks[SELFCHECK_STACK_CPU][1]);
     return 1;
 }
 
-static unsigned int check_sums(bool panic_on, unsigned int cpu)
+static unsigned int check_sums(enum selfcheck_mode mode, unsigned int cpu)
 {
     const struct selfcheck_cpu *c = &selfcheck_ref.cpu[cpu];
     unsigned int n = 0;
 
     if ( shared_sum(&selfcheck_ref) != selfcheck_ref.sum )
     {
-        moved(panic_on, cpu, "boot copies' sum (IDT, root)",
+        moved(mode, cpu, "boot copies' sum (IDT, root)",
               shared_sum(&selfcheck_ref), selfcheck_ref.sum);
         n++;
     }
     if ( cpu_sum(c) != c->sum )
     {
-        moved(panic_on, cpu, "boot copies' sum (GDT, TSS)", cpu_sum(c),
+        moved(mode, cpu, "boot copies' sum (GDT, TSS)", cpu_sum(c),
               c->sum);
         n++;
     }
     return n;
 }
 
-unsigned int selfcheck_this_cpu(bool panic_on)
+unsigned int selfcheck_this_cpu(enum selfcheck_mode mode)
 {
     struct cpu_info *ci = this_cpu();
     unsigned int cpu = ci->cpu, n;
@@ -247,32 +249,32 @@ unsigned int selfcheck_this_cpu(bool panic_on)
 
     if ( r->magic != SELFCHECK_MAGIC || !c->valid )
         return 0;
-    n = check_sums(panic_on, cpu);
+    n = check_sums(mode, cpu);
     if ( n )
         return n;   /* the copies themselves are not to be trusted */
 
     read_gdtr(&gdtr);
     if ( gdtr.base != c->gdt_base || gdtr.limit != c->gdt_limit )
-        moved(panic_on, cpu, "GDTR", gdtr.base, c->gdt_base), n++;
+        moved(mode, cpu, "GDTR", gdtr.base, c->gdt_base), n++;
     else
-        n += compare(panic_on, cpu, "GDT", c->gdt_base, c->gdt,
+        n += compare(mode, cpu, "GDT", c->gdt_base, c->gdt,
                      sizeof(c->gdt), 0, 0);
     read_idtr(&idtr);
     if ( idtr.base != r->idt_base || idtr.limit != r->idt_limit )
-        moved(panic_on, cpu, "IDTR", idtr.base, r->idt_base), n++;
+        moved(mode, cpu, "IDTR", idtr.base, r->idt_base), n++;
     else
-        n += compare(panic_on, cpu, "IDT", r->idt_base, r->idt,
+        n += compare(mode, cpu, "IDT", r->idt_base, r->idt,
                      sizeof(r->idt), 0, 0);
     if ( (uint64_t)&ci->tss != c->tss_base )
-        moved(panic_on, cpu, "TSS address", (uint64_t)&ci->tss, c->tss_base),
+        moved(mode, cpu, "TSS address", (uint64_t)&ci->tss, c->tss_base),
             n++;
     else
-        n += compare(panic_on, cpu, "TSS", c->tss_base, c->tss,
+        n += compare(mode, cpu, "TSS", c->tss_base, c->tss,
                      sizeof(c->tss), SELFCHECK_TSS_RSP0_OFF,
                      SELFCHECK_TSS_RSP0_LEN) +
-             check_rsp0(panic_on, cpu, &ci->tss);
+             check_rsp0(mode, cpu, &ci->tss);
     root = read_cr3() & X86_CR3_ADDR_MASK;
-    n += compare_root(panic_on, cpu, "root's kernel half", root);
+    n += compare_root(mode, cpu, "root's kernel half", root);
     return n;
 }
 
@@ -284,7 +286,7 @@ void selfcheck_tick(void)
     if ( now - last_check[cpu] < ms_to_cycles(SELFCHECK_PERIOD_MS) )
         return;
     last_check[cpu] = now;
-    selfcheck_this_cpu(true);
+    selfcheck_this_cpu(SELFCHECK_PANIC);
 }
 
 /*
@@ -305,9 +307,9 @@ void selfcheck_report_all(void)
                "kernel root are themselves changed\n");
         return;
     }
-    n += compare(false, 0, "IDT", r->idt_base, r->idt, sizeof(r->idt), 0,
+    n += compare(SELFCHECK_REPORT, 0, "IDT", r->idt_base, r->idt, sizeof(r->idt), 0,
                  0);
-    n += compare_root(false, 0, "kernel root's kernel half", r->kernel_root);
+    n += compare_root(SELFCHECK_REPORT, 0, "kernel root's kernel half", r->kernel_root);
     for ( unsigned int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++ )
     {
         const struct selfcheck_cpu *c = &r->cpu[cpu];
@@ -323,14 +325,14 @@ void selfcheck_report_all(void)
             n++;
             continue;
         }
-        n += compare(false, cpu, "GDT", c->gdt_base, c->gdt, sizeof(c->gdt),
+        n += compare(SELFCHECK_REPORT, cpu, "GDT", c->gdt_base, c->gdt, sizeof(c->gdt),
                      0, 0);
-        n += compare(false, cpu, "TSS", c->tss_base, c->tss, sizeof(c->tss),
+        n += compare(SELFCHECK_REPORT, cpu, "TSS", c->tss_base, c->tss, sizeof(c->tss),
                      SELFCHECK_TSS_RSP0_OFF, SELFCHECK_TSS_RSP0_LEN);
-        n += check_rsp0(false, cpu, (const struct tss64 *)c->tss_base);
+        n += check_rsp0(SELFCHECK_REPORT, cpu, (const struct tss64 *)c->tss_base);
         /* The root it loaded last (0: the kernel's own). */
         if ( READ_ONCE(cpu_infos[cpu]) == ci && ci->root )
-            n += compare_root(false, cpu, "loaded root's kernel half",
+            n += compare_root(SELFCHECK_REPORT, cpu, "loaded root's kernel half",
                               ci->root);
     }
     if ( !n )

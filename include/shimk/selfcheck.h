@@ -115,12 +115,19 @@ struct cpu_info;
 void selfcheck_record_shared(void);
 void selfcheck_record_cpu(struct cpu_info *ci);
 
+/* What a difference does: panic, a printed line, or only a count. */
+enum selfcheck_mode
+{
+    SELFCHECK_PANIC,
+    SELFCHECK_REPORT,
+    SELFCHECK_QUIET,
+};
+
 /*
- * Compare this CPU's live structures with their copies.  With panic_on
- * set a difference panics; otherwise it is printed and counted.
- * Returns the number of structures that differ.
+ * Compare this CPU's live structures with their copies; returns how many
+ * differ, and selfcheck_last says what differed first.
  */
-unsigned int selfcheck_this_cpu(bool panic_on);
+unsigned int selfcheck_this_cpu(enum selfcheck_mode mode);
 
 /* From the timer interrupt: at most every SELFCHECK_PERIOD_MS a CPU. */
 void selfcheck_tick(void);
