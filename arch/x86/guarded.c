@@ -35,6 +35,7 @@ static struct owner owners[NR_SLOTS];
 static uint32_t free_head[MAX_PAGES + 1];
 static uint32_t free_next[NR_SLOTS];
 static uint32_t next_slot;          /* first never-used slot */
+static uint64_t mapped_pages;       /* in slots, used or free */
 static DEFINE_SPINLOCK(guarded_lock);
 
 static struct
@@ -65,6 +66,31 @@ static void set_owner(struct owner *o, enum guarded_kind kind,
 
 BUILD_BUG_ON(NR_SLOTS * (uint64_t)GUARDED_SLOT_SIZE > STACKS_SIZE);
 BUILD_BUG_ON(MAX_PAGES > 255);
+
+/*
+ * Every page table the region will need, made once at boot: a slot's
+ * first use then maps leaves only, so the frames it takes are exactly
+ * its pages (guarded_mapped_bytes(), which the leak checks count).
+ */
+void guarded_init(void)
+{
+    paddr_t pa = frame_alloc();
+
+    for ( uint64_t va = STACKS_BASE;
+          va < STACKS_BASE + (uint64_t)NR_SLOTS * GUARDED_SLOT_SIZE;
+          va += SUPERPAGE_SIZE )
+        if ( pt_map(kernel_root, va, pa, PT_ORDER_4K, PTE_W) ||
+             pt_unmap(kernel_root, va, PT_ORDER_4K, NULL) )
+            panic("guarded areas: no page table for %#lx",
+                  (unsigned long)va);
+    /* Never reached through: no CPU has run with it mapped. */
+    frame_free(pa);
+}
+
+uint64_t guarded_mapped_bytes(void)
+{
+    return READ_ONCE(mapped_pages) * PAGE_SIZE;
+}
 
 /* Map a fresh slot's area; guarded_lock held. */
 static void map_slot(uint32_t slot, unsigned int pages)
@@ -113,6 +139,7 @@ void *guarded_alloc(size_t bytes, enum guarded_kind kind, unsigned int cpu,
         slot = next_slot;
         map_slot(slot, pages);
         owners[slot].pages = pages;
+        mapped_pages += pages;
         /* Published after the mapping: guarded_lookup() reads it. */
         WRITE_ONCE(next_slot, slot + 1);
     }

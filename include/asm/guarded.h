@@ -48,6 +48,12 @@ struct guarded_hit
     char name[24];
 };
 
+/* Make the region's page tables; after mm_init(), before any area. */
+void guarded_init(void);
+
+/* Bytes mapped into slots, in use or free (never given back). */
+uint64_t guarded_mapped_bytes(void);
+
 /*
  * A zeroed area of bytes (page multiple after rounding, at most
  * GUARDED_MAX_BYTES) with an unmapped page below; panics when out of
