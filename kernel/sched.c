@@ -867,6 +867,15 @@ void sched_timer_print(void)
                 "at %#lx\n", (unsigned long)masked_irqs.count,
                 (unsigned long)masked_irqs.duplicates, masked_irqs.vector,
                 masked_irqs.cpu, (unsigned long)masked_irqs.rip);
+    for ( unsigned int i = 0;
+          i < MIN(READ_ONCE(masked_irqs.recorded), MASKED_IRQ_RECORDS); i++ )
+    {
+        const struct masked_irq_record *r = &masked_irqs.records[i];
+
+        pr_warn("L0 fault: vector %u with interrupts off on CPU%u at "
+                "%04x:%016lx\n", r->vector, r->cpu, r->cs,
+                (unsigned long)r->rip);
+    }
 }
 
 void sched_dump(void)

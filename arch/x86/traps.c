@@ -132,13 +132,24 @@ struct masked_irqs masked_irqs;
  * critical sections and its IRETQ to ring 3 (entry.S) rely on the mask,
  * so count it and say so at the end of the run.
  */
-static void note_masked_irq(const struct cpu_regs *regs)
+static void note_masked_irq(const struct cpu_regs *regs, bool duplicate)
 {
-    if ( __atomic_fetch_add(&masked_irqs.count, 1, __ATOMIC_RELAXED) )
+    unsigned int slot;
+
+    if ( !__atomic_fetch_add(&masked_irqs.count, 1, __ATOMIC_RELAXED) )
+    {
+        masked_irqs.vector = regs->vector;
+        masked_irqs.rip = regs->rip;
+        masked_irqs.cpu = this_cpu()->cpu;
+    }
+    if ( duplicate )
         return;
-    masked_irqs.vector = regs->vector;
-    masked_irqs.rip = regs->rip;
-    masked_irqs.cpu = this_cpu()->cpu;
+    slot = __atomic_fetch_add(&masked_irqs.recorded, 1, __ATOMIC_RELAXED);
+    if ( slot < MASKED_IRQ_RECORDS )
+        masked_irqs.records[slot] = (struct masked_irq_record){
+            .rip = regs->rip, .cs = (uint16_t)regs->cs,
+            .vector = (uint8_t)regs->vector,
+            .cpu = (uint8_t)this_cpu()->cpu };
 }
 
 /*
@@ -231,7 +242,7 @@ void do_trap(struct cpu_regs *regs)
     ci = this_cpu();
     if ( vec >= FIRST_EXTERNAL_VECTOR && !(regs->rflags & X86_EFLAGS_IF) )
     {
-        note_masked_irq(regs);
+        note_masked_irq(regs, duplicate_irq(regs));
         if ( duplicate_irq(regs) )
         {
             __atomic_fetch_add(&masked_irqs.duplicates, 1, __ATOMIC_RELAXED);
