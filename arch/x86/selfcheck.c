@@ -160,13 +160,13 @@ static void moved(enum selfcheck_mode mode, unsigned int cpu, const char *what,
         panic("self-check: CPU%u's %s is %#lx, at boot %#lx", cpu, what,
               (unsigned long)now, (unsigned long)boot);
     if ( mode == SELFCHECK_REPORT )
-        pr_err("self-check: CPU%u's %s is %#lx, at boot %#lx\n", cpu, what,
-           (unsigned long)now, (unsigned long)boot);
+        pr_err("self-check: CPU%u's %s is %#lx, at boot %#lx\n", cpu,
+               what, (unsigned long)now, (unsigned long)boot);
 }
 
-static unsigned int compare(enum selfcheck_mode mode, unsigned int cpu, const char *what,
-                            uint64_t at, const void *boot, size_t len,
-                            size_t skip, size_t skip_len)
+static unsigned int compare(enum selfcheck_mode mode, unsigned int cpu,
+                            const char *what, uint64_t at, const void *boot,
+                            size_t len, size_t skip, size_t skip_len)
 {
     const unsigned char *live = (const void *)at;
     long off = selfcheck_first_diff(live, boot, len, skip, skip_len);
@@ -294,6 +294,8 @@ void selfcheck_tick(void)
  * never a panic of its own.  Addresses come from the copies, and only
  * from copies whose sums hold, so a trampled copy is not followed.
  */
+#define REPORT SELFCHECK_REPORT
+
 void selfcheck_report_all(void)
 {
     const struct selfcheck_ref *r = &selfcheck_ref;
@@ -307,9 +309,9 @@ void selfcheck_report_all(void)
                "kernel root are themselves changed\n");
         return;
     }
-    n += compare(SELFCHECK_REPORT, 0, "IDT", r->idt_base, r->idt, sizeof(r->idt), 0,
-                 0);
-    n += compare_root(SELFCHECK_REPORT, 0, "kernel root's kernel half", r->kernel_root);
+    n += compare(REPORT, 0, "IDT", r->idt_base, r->idt, sizeof(r->idt), 0, 0);
+    n += compare_root(REPORT, 0, "kernel root's kernel half",
+                      r->kernel_root);
     for ( unsigned int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++ )
     {
         const struct selfcheck_cpu *c = &r->cpu[cpu];
@@ -325,14 +327,14 @@ void selfcheck_report_all(void)
             n++;
             continue;
         }
-        n += compare(SELFCHECK_REPORT, cpu, "GDT", c->gdt_base, c->gdt, sizeof(c->gdt),
-                     0, 0);
-        n += compare(SELFCHECK_REPORT, cpu, "TSS", c->tss_base, c->tss, sizeof(c->tss),
+        n += compare(REPORT, cpu, "GDT", c->gdt_base, c->gdt,
+                     sizeof(c->gdt), 0, 0);
+        n += compare(REPORT, cpu, "TSS", c->tss_base, c->tss, sizeof(c->tss),
                      SELFCHECK_TSS_RSP0_OFF, SELFCHECK_TSS_RSP0_LEN);
-        n += check_rsp0(SELFCHECK_REPORT, cpu, (const struct tss64 *)c->tss_base);
+        n += check_rsp0(REPORT, cpu, (const struct tss64 *)c->tss_base);
         /* The root it loaded last (0: the kernel's own). */
         if ( READ_ONCE(cpu_infos[cpu]) == ci && ci->root )
-            n += compare_root(SELFCHECK_REPORT, cpu, "loaded root's kernel half",
+            n += compare_root(REPORT, cpu, "loaded root's kernel half",
                               ci->root);
     }
     if ( !n )
