@@ -141,6 +141,16 @@ struct masked_irqs
 };
 extern struct masked_irqs masked_irqs;
 
+/*
+ * A spinning wait reads the TSC once every SPIN_CLOCK_TURNS turns: under
+ * a hypervisor RDTSC may be an exit (Xen emulates it when the host's TSC
+ * is not invariant, as under QEMU TCG), and a wait that exits at every
+ * turn burns the host CPU its target may need, and multiplies the exits
+ * at which an emulated L0 can go wrong.  256 PAUSEs are microseconds;
+ * the bounds they serve are seconds.
+ */
+#define SPIN_CLOCK_TURNS 256
+
 static inline uint64_t rdtsc(void)
 {
     uint32_t lo, hi;
