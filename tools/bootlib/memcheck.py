@@ -206,18 +206,27 @@ class PhysMem:
 
 
 class RawMem(PhysMem):
-    """QEMU pmemsave: the file is memory from physical 0."""
+    """QEMU pmemsave, or xl-memdump (tools/xl-memdump.c): the file is
+    memory from physical 0. size: where the memory ends, if the file
+    (a disk) goes on; holes: (first, last) frame ranges not copied."""
 
     kind = "raw"
 
-    def __init__(self, path):
+    def __init__(self, path, size=None, holes=()):
         super().__init__(path)
         self.size = os.fstat(self.f.fileno()).st_size
+        if size is not None:
+            self.size = min(self.size, size)
+        self.holes = list(holes)
 
     def page(self, pfn):
         if (pfn + 1) * PAGE > self.size:
             raise MemError("no page at %#x: the raw dump holds %#x bytes"
                            % (pfn * PAGE, self.size))
+        for first, last in self.holes:
+            if first <= pfn <= last:
+                raise MemError("no page at %#x: a hole of the dump"
+                               % (pfn * PAGE))
         return self._file(pfn * PAGE, PAGE)
 
 
