@@ -296,6 +296,7 @@ const struct hypervisor_ops xen_ops = {
     .setup = xen_setup,
     .ap_setup = xen_ap_setup,
     .cpu_up = xen_vcpu_start,
+    .cpu_down = xen_vcpu_stop,
     .flush_tlb = xen_flush_tlb,
     .describe = xen_describe,
     .shutdown = xen_exit,
