@@ -7,10 +7,11 @@
 import gzip
 import os
 import re
+import shutil
 import sys
 import time
 
-from bootlib import common, memcheck, peer, xen_triple
+from bootlib import common, faultdump, memcheck, peer, xen_triple
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
@@ -38,8 +39,11 @@ XL_END_MARGIN_S = 40
 # Never less than this for the domU, whatever the timeout.
 XL_MIN_END_S = 10
 # A memory dump at a triple fault must be done this long after the domU's
-# end (dom0's uptime), leaving the rest of XL_END_MARGIN_S for the report.
-XL_DUMP_S = 15
+# end (dom0's uptime), leaving the rest of XL_END_MARGIN_S for the report
+# and for Xen's own boot before dom0's clock starts (15-25 s seen under
+# load). A fault near the end may so go without its memory, said so; an
+# early one (the usual) has time.
+XL_DUMP_S = 5
 # The scratch disk that carries the dump (tools/xl-dom0-init fault_dump):
 # the domU's memory plus room for the dump's headers and page list.
 XL_SCRATCH_EXTRA_MIB = 64
@@ -119,6 +123,20 @@ def xl_domain(keys):
         ("on_reboot", '"preserve"'),
         ("on_crash", '"preserve"'),
     ))
+
+
+def xl_vcpus(hvmctx, nr):
+    """memcheck's vCPUs from dom0's xen-hvmctx lines, for a domU of nr.
+
+    Xen saves no record for a vCPU that is down (hvm_save_cpu_ctxt,
+    xen/arch/x86/hvm/hvm.c): one shimk never started. It is given paging
+    off, which memcheck skips and says so.
+    """
+    vcpus = memcheck.parse_xen_hvmctx(hvmctx)
+    for n in range(nr):
+        if n not in vcpus:
+            vcpus[n] = memcheck.VcpuRegs(n, cr0=0)
+    return vcpus
 
 
 class XlEnv(XenEnv):
@@ -317,7 +335,7 @@ class XlEnv(XenEnv):
     def read_dump(self, run, seconds, pages, holes):
         """dom0 wrote the domain's memory onto the scratch disk: read it
         now, while the run's temporary directory is there."""
-        vcpus = memcheck.parse_xen_hvmctx(self.hvmctx)
+        vcpus = xl_vcpus(self.hvmctx, self.a.smp)
         listed = sum(b - a + 1 for a, b in self.dump_holes)
         if listed != holes:
             # dom0 lists at most 64 ranges: a frame not known to be a hole
@@ -338,6 +356,30 @@ class XlEnv(XenEnv):
                     "%d s in dom0):" % (self.domid, pages, holes, seconds))
         for f in self.memory.findings:
             run.logline("###   " + f)
+        self.keep_dump(run, pages)
+
+    def keep_dump(self, run, pages):
+        """With SHIMK_DUMP_DIR set, the dump, the ELF and the registers
+        there (bootlib/faultdump.py keeps tcg's the same way)."""
+        keep = os.environ.get(faultdump.KEEP_ENV)
+        if not keep:
+            return
+        os.makedirs(keep, exist_ok=True)
+        base = os.path.join(keep, "shimk-xl-%s-%d" % (
+            time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
+        ext = ".raw"
+        with open(self.scratch, "rb") as src, open(base + ext, "wb") as dst:
+            left = pages * memcheck.PAGE
+            while left > 0:
+                chunk = src.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                dst.write(chunk)
+                left -= len(chunk)
+        shutil.copyfile(ELF, base + ".elf")
+        with open(base + ".regs", "w") as f:
+            f.write("\n".join(self.hvmctx) + "\n")
+        run.logline("### dump kept: %s%s, .elf, .regs" % (base, ext))
 
     def shimk_domid(self):
         """shimk's domain: as dom0 said, else the first domU that
