@@ -143,6 +143,22 @@ def a_gs_base_that_is_no_cpus_names_shimk():
 
 
 @case
+def a_cpu_still_starting_is_not_proven():
+    def no_gs(m):
+        m.regs[1].gs_base = m.regs[1].kernel_gs_base = 0
+
+    def unrecorded(m):
+        # CPU1 loaded its GS base, but its boot copy is not written yet.
+        off = m.REF_VA - memcheck.KERNEL_VIRT_BASE + m.cpu_offset + \
+            m.cpu_size
+        m.w64(off, 0)
+    return (each_kind(no_gs, lambda v: not v.l0_proven and
+                      "vCPU1: no GS base yet" in v.text) and
+            each_kind(unrecorded, lambda v: not v.l0_proven and
+                      "has no boot copy yet" in v.text))
+
+
+@case
 def a_stack_overflow_into_its_guard_page_names_shimk():
     def mutate(m):
         m.regs[1].rsp = m.cpus[1]["stacks"][0][0]

@@ -879,6 +879,25 @@ class _Checker:
             return "guarded stack area"
         return None
 
+    def no_cpu(self, v, name, gs, walker):
+        """v's GS bases are no recorded CPU's: a CPU still starting (not
+        proven either way), or a trampled GS base (shimk's)."""
+        if not any(gs):
+            raise _Unknown("%s: no GS base yet (a CPU still starting, "
+                           "before its boot copies)" % name)
+        for g in gs:
+            try:
+                self_ptr = struct.unpack("<Q", walker.read(g, 8))[0]
+            except _Bad:
+                continue
+            if self_ptr == g:
+                raise _Unknown("%s: its cpu_info %#x has no boot copy yet "
+                               "(a CPU still starting)" % (name, g))
+        raise _Bad("%s: GS base %s is no CPU's cpu_info (boot copies: %s)"
+                   % (name, " / ".join("%#x" % g for g in gs) or "unknown",
+                      ", ".join("CPU%d %#x" % (c.index, c.cpu_info)
+                                for c in self.cpus) or "none"))
+
     def vcpu(self, v):
         """The findings for one vCPU, or raise _Bad/_Unknown."""
         name = "vCPU%d" % v.n
@@ -901,15 +920,11 @@ class _Checker:
             cpu = next((c for c in self.cpus if c.cpu_info == g), None)
             if cpu:
                 break
-        if cpu is None:
-            raise _Bad("%s: GS base %s is no CPU's cpu_info (boot copies: "
-                       "%s)" % (name, " / ".join("%#x" % g for g in gs)
-                                or "unknown", ", ".join(
-                                    "CPU%d %#x" % (c.index, c.cpu_info)
-                                    for c in self.cpus) or "none"))
-        cname = "CPU%d" % cpu.index
         walker = Walker(self.mem, v.cr3, v.efer is None or
                         bool(v.efer & EFER_NXE))
+        if cpu is None:
+            self.no_cpu(v, name, gs, walker)
+        cname = "CPU%d" % cpu.index
 
         def walk(va, what):
             try:
