@@ -10,8 +10,8 @@ import re
 import socket
 import sys
 
-from bootlib import console
-from bootlib.common import ELF_REL, kvm_usable, newc, note
+from bootlib import console, faultdump
+from bootlib.common import ELF, ELF_REL, kvm_usable, newc, note
 
 # tools/boot --gdb: how long QEMU waits for GDB when no --timeout is given.
 GDB_TIMEOUT_S = 3600.0
@@ -50,6 +50,9 @@ class Env:
             self.timeout = GDB_TIMEOUT_S
         # The initrd of this run (make_initrd), or None.
         self.initrd_file = None
+        # QEMU's pause at a triple fault, reset or silence (reset_args).
+        self.fault = None
+        self.retry_reason = None
         self.add_host_cpus()
 
     def add_host_cpus(self):
@@ -118,6 +121,20 @@ class Env:
                  "on: QEMU writes a software breakpoint into guest memory")
         return ["-S", "-gdb", "tcp:%s" % where]
 
+    def reset_args(self, tmp):
+        """What QEMU does when the guest resets, and its monitors.
+
+        Where shimk's vCPUs are QEMU's own, QEMU pauses instead of
+        exiting, so that memory can be read at the fault
+        (bootlib/faultdump.py). Where QEMU runs an L0 (Xen, L1 Linux), a
+        reset is the L0's and QEMU just exits (-no-reboot), as before.
+        """
+        if self.l0_in_qemu:
+            return ["-no-reboot", "-monitor", "none"]
+        self.fault = faultdump.FaultDump(tmp, ELF, self.accel == "tcg")
+        self.fault.start()
+        return self.fault.qemu_args()
+
     def qemu_memory(self):
         return self.mem
 
@@ -151,19 +168,41 @@ class Env:
         """A stage's deadline passed; QEMU is stopped right after."""
 
     def on_timeout(self, run):
-        """At the timeout: ask the L0 for its state; s to wait for it."""
+        """At the timeout: ask the L0 for its state; s to wait for it.
+
+        Here QEMU is paused and dumped at once (bounded by faultdump's
+        command bounds), so no further wait."""
+        if self.fault:
+            run.logline("### timeout: pausing QEMU for its vCPUs' "
+                        "registers and memory")
+            self.fault.collect("silence")
         return 0.0
 
     def diagnose(self, run):
         """After the timeout: who is stuck, or None."""
-        return None
+        if not self.fault or self.fault.event != "silence":
+            return None
+        return self.fault.silence_text()
 
     def end_of_output(self, run):
         """QEMU closed its output (lines split by an L0 are completed)."""
 
     # --- after QEMU ---
     def judge(self, run, rc, killed):
-        return console.judge(run, rc, killed, self.timeout)
+        status, why = console.judge(run, rc, killed, self.timeout)
+        if not self.fault:
+            return status, why
+        self.fault.finish()
+        self.fault.log(run)
+        result = self.fault.result()
+        # QEMU exits 0 after the runner's "quit" once the dump is read;
+        # a kill (timeout, panic) keeps its own verdict.
+        if result and result[0] != "silence" and not killed and rc == 0:
+            _, text, proven = result
+            if proven:
+                self.retry_reason = text
+            return 2, text
+        return status, why
 
     def peer_judge(self, status, why):
         """The run's verdict with the Linux peer's folded in."""
