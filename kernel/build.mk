@@ -41,3 +41,4 @@ obj-y += kernel/tlbbench/calib.o
 obj-y += kernel/tlbbench/reuse.o
 obj-y += kernel/tlbbench/remap.o
 obj-y += kernel/tlbbench/churn.o
+obj-y += kernel/selfcheck-diff.o

@@ -14,6 +14,7 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/sched.h>
+#include <shimk/selfcheck.h>
 #include <shimk/string.h>
 #include <shimk/task.h>
 #include <shimk/tlbbench.h>
@@ -22,6 +23,7 @@
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
 #include <asm/flushtlb.h>
+#include <asm/guarded.h>
 #include <asm/paging.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -155,6 +157,10 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     frames_init(&boot_info);
     mm_init(&boot_info);
     heap_init();
+    guarded_init();
+    /* The shared tables are final now; the APs record theirs as they come. */
+    selfcheck_record_shared();
+    selfcheck_record_cpu(bsp);
     initrd_init();
 
     flush_init();

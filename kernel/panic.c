@@ -4,6 +4,8 @@
 #include <shimk/console.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/selfcheck.h>
+#include <asm/guarded.h>
 #include <asm/page.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -45,15 +47,25 @@ static void print_control_regs(void)
     printk(KERN_EMERG "  cr3=%016lx cr4=%016lx\n", read_cr3(), read_cr4());
 }
 
-/* Walk saved frame pointers; every frame is range-checked first. */
+/*
+ * Walk saved frame pointers; every frame is range-checked first, and
+ * stays inside the stack the walk began on: above a guarded stack's top
+ * lies the next slot's unmapped floor (asm/guarded.h).
+ */
 static void print_backtrace(uint64_t rbp)
 {
+    struct guarded_hit stack;
+
+    guarded_lookup(rbp, &stack);
     printk(KERN_EMERG "  backtrace:\n");
     for ( unsigned int depth = 0; depth < 16; depth++ )
     {
         const uint64_t *frame = (const uint64_t *)rbp;
 
         if ( rbp < DIRECTMAP_BASE || (rbp & 7) )
+            break;
+        if ( stack.where == GUARDED_IN_AREA &&
+             (rbp < stack.lo || rbp + 16 > stack.hi) )
             break;
         printk(KERN_EMERG "    [<%016lx>]\n", (unsigned long)frame[1]);
         if ( frame[0] <= rbp )
@@ -71,9 +83,11 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
     local_irq_disable();
     if ( ci->panic_depth++ )
     {
-        /* Panicking inside the panic report: say so and leave. */
+        /* Panicking inside the panic report: say why and leave. */
         console_force_unlock();
-        printk(KERN_EMERG "shimk: PANIC on CPU%u: nested panic\n", ci->cpu);
+        kvsnprintf(reason, sizeof(reason), fmt, ap);
+        printk(KERN_EMERG "shimk: PANIC on CPU%u: nested panic: %s\n",
+               ci->cpu, reason);
         machine_exit(EXIT_PANIC);
     }
 
@@ -90,6 +104,8 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
     print_regs(regs, trap);
     print_control_regs();
     print_backtrace(regs->rbp);
+    /* Whether a CPU's tables were trampled tells whose fault this is. */
+    selfcheck_report_all();
     machine_exit(EXIT_PANIC);
 }
 

@@ -7,12 +7,14 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/sched.h>
+#include <shimk/selfcheck.h>
 #include <shimk/spinlock.h>
 #include <shimk/string.h>
 #include <shimk/time.h>
 #include <shimk/timer-oneshot.h>
 #include <asm/apic.h>
 #include <asm/flushtlb.h>
+#include <asm/guarded.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
@@ -150,7 +152,7 @@ static void finish_switch(void)
     rq->prev = NULL;
     if ( !prev || prev->state != THREAD_DEAD )
         return;
-    kfree(prev->stack);
+    guarded_free(prev->stack);
     prev->stack = NULL;
     /* This CPU has loaded another root, or the space is still shared. */
     if ( prev->aspace )
@@ -425,12 +427,16 @@ static void switch_arch(struct runqueue *rq, struct thread *next)
 {
     struct cpu_info *ci = this_cpu();
 
-    if ( next->stack )
-    {
-        /* Syscalls and interrupts from ring 3 land on this stack. */
-        ci->kernel_stack_top = (uint64_t)next->stack + THREAD_STACK_SIZE;
-        ci->tss.rsp[0] = ci->kernel_stack_top;
-    }
+    /*
+     * Syscalls and interrupts from ring 3 land on this stack.  The boot
+     * thread has none of its own: it runs on the CPU's, and RSP0 must
+     * never keep naming a stack that an exited thread gave back (the
+     * self-check, shimk/selfcheck.h, holds it to a live one).
+     */
+    ci->kernel_stack_top = next->stack ?
+                           (uint64_t)next->stack + THREAD_STACK_SIZE :
+                           (uint64_t)ci->stack_base + KERNEL_STACK_SIZE;
+    ci->tss.rsp[0] = ci->kernel_stack_top;
     aspace_switch(next->aspace);
     rq->need_resched = false;
     rq->slice_end = next->task && rq->nr_queued ?
@@ -531,7 +537,8 @@ static struct thread *thread_alloc(const char *name, void (*fn)(void *),
     t->arg = arg;
     t->cpu = cpu;
     t->id = __atomic_fetch_add(&next_thread_id, 1, __ATOMIC_RELAXED);
-    t->stack = kmalloc(THREAD_STACK_SIZE);
+    t->stack = guarded_alloc(THREAD_STACK_SIZE, GUARDED_THREAD, cpu, t->name,
+                             t->id);
     prepare_stack(t);
     return t;
 }
@@ -676,6 +683,8 @@ static void timer_interrupt(struct cpu_regs *regs)
     }
     rearm_timer(rq);
     watch_others(rq, now);
+    /* The watch tick: this CPU's tables against their boot copies. */
+    selfcheck_tick();
 }
 
 void thread_sleep_us(uint64_t us)
@@ -697,14 +706,6 @@ void thread_sleep_us(uint64_t us)
     rearm_timer(rq);
     schedule();
     local_irq_restore(f);
-}
-
-const void *sched_stack_base(void)
-{
-    const struct thread *t = this_rq()->current;
-
-    /* The boot thread and the APs' idle threads run on the CPU's stack. */
-    return t && t->stack ? t->stack : this_cpu()->stack_base;
 }
 
 const char *sched_running_on(unsigned int cpu)
@@ -866,6 +867,15 @@ void sched_timer_print(void)
                 "at %#lx\n", (unsigned long)masked_irqs.count,
                 (unsigned long)masked_irqs.duplicates, masked_irqs.vector,
                 masked_irqs.cpu, (unsigned long)masked_irqs.rip);
+    for ( unsigned int i = 0;
+          i < MIN(READ_ONCE(masked_irqs.recorded), MASKED_IRQ_RECORDS); i++ )
+    {
+        const struct masked_irq_record *r = &masked_irqs.records[i];
+
+        pr_warn("L0 fault: vector %u with interrupts off on CPU%u at "
+                "%04x:%016lx\n", r->vector, r->cpu, r->cs,
+                (unsigned long)r->rip);
+    }
 }
 
 void sched_dump(void)

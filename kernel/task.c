@@ -113,6 +113,7 @@ static int start_thread(struct task *t, uint64_t rip, uint64_t rsp,
 {
     struct user_start *s = kmalloc(sizeof(*s));
     struct thread *th;
+    int id;
 
     s->rip = rip;
     s->rsp = rsp;
@@ -124,8 +125,10 @@ static int start_thread(struct task *t, uint64_t rip, uint64_t rsp,
     th->task = t;
     if ( !t->main_id )
         t->main_id = th->id;
+    /* Read first: once started it may run, exit and be freed. */
+    id = (int)th->id;
     thread_start(th);
-    return (int)th->id;
+    return id;
 }
 
 static unsigned int pick_cpu(unsigned int cpu)

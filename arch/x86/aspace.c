@@ -37,7 +37,7 @@ struct aspace *aspace_create(void)
 
     as->root = frame_alloc();
     root = phys_to_virt(as->root);
-    /* The kernel half: four shared L3 tables (asm/page.h). */
+    /* The kernel half: five shared L3 tables (asm/page.h). */
     memcpy(root + 256, (uint64_t *)phys_to_virt(kernel_root) + 256,
            256 * sizeof(uint64_t));
     as->lock = (spinlock_t)SPINLOCK_INIT("aspace");

@@ -39,3 +39,5 @@ obj-y += arch/x86/aspace.o
 obj-y += arch/x86/syscall.o
 obj-y += arch/x86/uaccess.o
 obj-y += arch/x86/tlb-measure.o
+obj-y += arch/x86/guarded.o
+obj-y += arch/x86/selfcheck.o

@@ -84,17 +84,30 @@ trap_stub_table:
 .endm
 
 /*
- * Ordinary vectors: the saved CS says whether we came from ring 3, and
- * so whether GS holds the user's base and must be swapped.  The frame
- * is 176 bytes on a 16-byte aligned stack, so the C call is aligned.
+ * From ring 3 the GS base is the user's (every way back to ring 3 swaps
+ * it in last), so the saved CS tells what to do.  From ring 0 it does
+ * not: an entry can land on one of the instructions that run on the
+ * user's GS base (a stub or this code before its SWAPGS on the way in
+ * from ring 3, the instructions between SWAPGS and IRETQ or SYSRET on
+ * the way out, a SYSCALL entry before its SWAPGS, and the paranoid
+ * path's own prologue and epilogue), through a faulting IRETQ, an NMI,
+ * #DF or #MC, or an interrupt that an L0 delivered with IF clear (Xen
+ * in QEMU TCG was seen to deliver a flush IPI a second time at its own
+ * stub).  Taking the kernel's GS base for granted there made do_trap()'s
+ * first per-CPU load fault through the user's base, and fault again on
+ * every nested entry, until the stack ran down over the heap.  So no
+ * kernel-mode entry trusts GS: each reads MSR_GS_BASE (one RDMSR, which
+ * neither Xen nor KVM intercepts on SVM or VMX) and swaps only when the
+ * base is not the kernel's.  The frame is 176 bytes on a 16-byte
+ * aligned stack, so the C call is aligned.
  */
 trap_common:
         testb   $3, 24(%rsp)            /* saved CS, above vector+error */
-        jz      5f
+        jz      trap_common_paranoid
         swapgs
         .globl  trap_entry_gs_done
 trap_entry_gs_done:
-1:      SAVE_REGS
+        SAVE_REGS
         cld
         mov     %rsp, %rdi
         call    do_trap
@@ -110,38 +123,14 @@ trap_return_iret:
 2:      iretq
 
 /*
- * From ring 0, but at one of the instructions that may run on the user's
- * GS base: an entry from ring 3 before its SWAPGS (a stub, or
- * trap_common up to its SWAPGS), an IRETQ to ring 3 after its SWAPGS,
- * or a SYSCALL entry before its own.  Only an exception there (a
- * faulting IRETQ), an NMI, or an interrupt that an L0 delivered with IF
- * clear can land here; Xen in QEMU TCG was seen to deliver a flush IPI
- * a second time at its own stub (docs/tlbbench.md).  The saved CS would
- * take the kernel's GS for granted, and do_trap()'s first per-CPU load
- * through the user's base would fault, and fault again on every nested
- * entry, until the stack ran over the heap.  The paranoid path reads
- * the GS base itself and swaps only when it must.
+ * Every entry from ring 0, and NMI, #DF and #MC from anywhere (they run
+ * on IST stacks and may interrupt any GS state).  The kernel's GS base
+ * is a kernel address (bit 63 set) and the user's is always 0 (CR4.
+ * FSGSBASE stays off, so a task cannot set another), so read it and
+ * swap only if it is not ours.  %rbx is callee-saved, so it carries the
+ * decision across the C call.
  */
-5:      cmpq    $trap_stubs, 16(%rsp)           /* saved RIP */
-        jb      6f
-        cmpq    $trap_entry_gs_done, 16(%rsp)
-        jb      trap_common_paranoid
-6:      cmpq    $trap_return_iret, 16(%rsp)
-        je      trap_common_paranoid
-        cmpq    $enter_user_iret, 16(%rsp)
-        je      trap_common_paranoid
-        cmpq    $syscall_entry, 16(%rsp)
-        je      trap_common_paranoid
-        cmpq    $syscall32_entry, 16(%rsp)
-        je      trap_common_paranoid
-        jmp     1b
-
-/*
- * NMI/#DF/#MC can land between SWAPGS and IRETQ, where CS no longer
- * tells the GS state.  The kernel's GS base is a kernel address (bit
- * 63 set), so read it and swap only if it is not ours.  %rbx is
- * callee-saved, so it carries the decision across the C call.
- */
+        .globl  trap_common_paranoid
 trap_common_paranoid:
         SAVE_REGS
         cld

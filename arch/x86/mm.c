@@ -11,6 +11,7 @@
 #include <asm/cpufeature.h>
 #include <asm/flush-policy.h>
 #include <asm/flushtlb.h>
+#include <asm/guarded.h>
 #include <asm/smp.h>
 #include <asm/tlb-measure.h>
 #include <asm/page.h>
@@ -116,14 +117,17 @@ static void map_image_part(const char *start, const char *end,
     vaddr_t va = (vaddr_t)start;
 
     for ( ; va < (vaddr_t)end; va += PAGE_SIZE )
-        map_or_panic(va, va - KERNEL_VIRT_BASE, PT_ORDER_4K,
-                     flags | kernel_pte_global);
+        /* The pages below the boot CPU's stacks and tables stay holes. */
+        if ( !guarded_is_static_guard(va) )
+            map_or_panic(va, va - KERNEL_VIRT_BASE, PT_ORDER_4K,
+                         flags | kernel_pte_global);
 }
 
 void mm_init(const struct boot_info *bi)
 {
     static const vaddr_t kernel_slots[] = { DIRECTMAP_BASE, HEAP_BASE,
-                                            IOREMAP_BASE, KERNEL_VIRT_BASE };
+                                            STACKS_BASE, IOREMAP_BASE,
+                                            KERNEL_VIRT_BASE };
     uint64_t *root;
     bool pge;
 

@@ -37,7 +37,7 @@ void smp_call_init(void)
 
 void smp_call_mask(const cpumask_t *mask, void (*fn)(void *), void *arg)
 {
-    unsigned int self = smp_processor_id();
+    unsigned int self = smp_processor_id(), spins = 0;
     uint64_t start, bound = ms_to_cycles(WAIT_BOUND_MS);
     cpumask_t others;
 
@@ -56,7 +56,8 @@ void smp_call_mask(const cpumask_t *mask, void (*fn)(void *), void *arg)
     start = rdtsc();
     while ( !cpumask_empty(&call_pending) )
     {
-        if ( rdtsc() - start > bound )
+        /* The TSC only now and then: RDTSC may exit (asm/processor.h). */
+        if ( !(++spins % SPIN_CLOCK_TURNS) && rdtsc() - start > bound )
             panic("smp_call: CPUs did not run the call within %u ms",
                   WAIT_BOUND_MS);
         cpu_relax();

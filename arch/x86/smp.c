@@ -10,11 +10,13 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/sched.h>
+#include <shimk/selfcheck.h>
 #include <shimk/string.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
+#include <asm/guarded.h>
 #include <asm/msr.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -58,8 +60,22 @@ bool ap_start_hypercall __read_mostly;
 
 static volatile bool panic_stop;
 
-/* How long an AP may take from its STARTUP IPI to C code. */
-#define AP_START_TIMEOUT_MS 2000
+/*
+ * ap-start-timeout-ms=: how long an AP may take from its start to C code
+ * (default 2000).  smp-test-late-ap=N: the AP that would be CPU N waits
+ * that long and a second more before it claims its start, so that the
+ * late-AP path runs (ktest smp-late-ap); 0 is off.
+ */
+static unsigned int opt_ap_start_timeout_ms = 2000;
+uint_param("ap-start-timeout-ms", opt_ap_start_timeout_ms, 50, 600000);
+static unsigned int opt_test_late_ap;
+uint_param("smp-test-late-ap", opt_test_late_ap, 0, NR_CPUS - 1);
+/* ...and is not stopped, so that only its start claim keeps it out. */
+static bool opt_test_late_ap_unstopped;
+boolean_param("smp-test-late-ap-unstopped", opt_test_late_ap_unstopped);
+
+struct late_ap_record smp_late_ap;
+unsigned int smp_aps_abandoned;
 
 /* arch/x86/boot/trampoline.S */
 extern const char trampoline_start[], trampoline_end[];
@@ -143,13 +159,39 @@ static bool trampoline_setup(void)
     return true;
 }
 
+/* A start the BSP gave up on: touch nothing, for ever. */
+static __noreturn void ap_abandoned(void)
+{
+    for ( ;; )
+        __asm__ __volatile__("cli; hlt" ::: "memory");
+}
+
+/*
+ * The first thing an AP does, on its own stack and before it loads a GS
+ * base or anything shared: claim its start.  The BSP, when the AP is
+ * late, claims it the other way (start_ap()); exactly one of the two
+ * compare-exchanges wins.  A late AP therefore never runs with a CPU
+ * number, run queue or stack that smp_init() has since given to the
+ * next AP (under Xen an AP started with VCPUOP_up can run seconds after
+ * its deadline).
+ */
 static __noreturn void ap_entry(struct cpu_info *ci)
 {
+    uint32_t starting = AP_STARTING;
+
+    /* smp-test-late-ap=: late on purpose, reading only its own ci. */
+    while ( rdtsc() < ci->test_delay_until )
+        cpu_relax();
+    if ( !__atomic_compare_exchange_n(&ci->start_state, &starting,
+                                      AP_RUNNING, false, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_SEQ_CST) )
+        ap_abandoned();
     percpu_set_gs(ci);
     desc_load_cpu(ci);
     write_cr3(kernel_root);
     write_cr4(bsp_cr4);
     ci->cr4 = bsp_cr4;
+    selfcheck_record_cpu(ci);
     ci->tlb_clean = true;   /* on the kernel root, nothing else loaded yet */
     apic_init_ap();
     if ( apic_id() != ci->apic_id )
@@ -162,17 +204,27 @@ static __noreturn void ap_entry(struct cpu_info *ci)
     sched_start_ap();   /* becomes this CPU's idle thread */
 }
 
+/*
+ * Each in a guarded area of its own (asm/guarded.h): a stack that runs
+ * over, or a runaway walking down memory, faults at once instead of
+ * rewriting another CPU's GDT, TSS or IST stack.
+ */
 static struct cpu_info *alloc_cpu(unsigned int cpu, uint32_t apic_id)
 {
-    struct cpu_info *ci = kzalloc(sizeof(*ci));
+    static const enum guarded_kind ist_kind[3] = {
+        GUARDED_IST_NMI, GUARDED_IST_DF, GUARDED_IST_MC };
+    struct cpu_info *ci = guarded_alloc(sizeof(*ci), GUARDED_CPU_TABLES, cpu,
+                                        NULL, 0);
 
     ci->self = ci;
     ci->cpu = cpu;
     ci->apic_id = apic_id;
-    ci->stack_base = kmalloc(KERNEL_STACK_SIZE);
+    ci->stack_base = guarded_alloc(KERNEL_STACK_SIZE, GUARDED_CPU_STACK, cpu,
+                                   NULL, 0);
     ci->kernel_stack_top = (uint64_t)ci->stack_base + KERNEL_STACK_SIZE;
     for ( unsigned int i = 0; i < 3; i++ )
-        ci->ist_stacks[i] = kmalloc(IST_STACK_SIZE);
+        ci->ist_stacks[i] = guarded_alloc(IST_STACK_SIZE, ist_kind[i], cpu,
+                                          NULL, 0);
     return ci;
 }
 
@@ -229,11 +281,7 @@ static bool start_ap_sipi(struct cpu_info *ci)
     if ( wait_alive(ci, virt ? SECOND_SIPI_MS : 1) )
         return true;
     apic_icr_write(sipi, ci->apic_id);
-    if ( wait_alive(ci, AP_START_TIMEOUT_MS) )
-        return true;
-    /* Park it again so it cannot wake up inside the next AP's run. */
-    apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
-    return false;
+    return wait_alive(ci, opt_ap_start_timeout_ms);
 }
 
 /* The L0's call: the AP starts in ap_entry, in long mode, on its stack. */
@@ -245,24 +293,78 @@ static bool start_ap_hypercall(struct cpu_info *ci, uint32_t acpi_uid)
 
     if ( rc )
         return false;
-    return wait_alive(ci, AP_START_TIMEOUT_MS);
+    return wait_alive(ci, opt_ap_start_timeout_ms);
+}
+
+/*
+ * The AP is late: take its start away from it and stop it.  False when
+ * the AP claimed its start first: it is on its way after all.
+ */
+static bool abandon_ap(struct cpu_info *ci, uint32_t acpi_uid)
+{
+    uint32_t starting = AP_STARTING;
+    int rc = 0;
+
+    if ( !__atomic_compare_exchange_n(&ci->start_state, &starting,
+                                      AP_ABANDONED, false, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_SEQ_CST) )
+        return false;
+    /*
+     * It can no longer claim anything; stop it too.  INIT parks it in
+     * wait-for-SIPI (SDM Vol. 3A, 9.4.4.1), also before the trampoline's
+     * fields are rewritten for the next AP; under the L0's start call,
+     * the L0's stop call (VCPUOP_down under Xen).
+     */
+    if ( ci->test_delay_until && opt_test_late_ap_unstopped )
+        ;
+    else if ( ap_start_hypercall && hypervisor_ops.cpu_down )
+        rc = hypervisor_ops.cpu_down(acpi_uid);
+    else if ( !ap_start_hypercall )
+        apic_icr_write(APIC_DM_INIT | APIC_LEVEL_ASSERT, ci->apic_id);
+    smp_aps_abandoned++;
+    if ( ci->test_delay_until )
+        smp_late_ap = (struct late_ap_record){
+            .ci = ci, .cpu = ci->cpu, .stop_rc = rc,
+            .stopped_by_init = !ap_start_hypercall,
+            .unstopped = opt_test_late_ap_unstopped };
+    pr_warn("smp: CPU with APIC id %u did not start within %u ms: its "
+            "start is abandoned (it halts if it comes later) and it was "
+            "%s%s\n", ci->apic_id, opt_ap_start_timeout_ms,
+            ci->test_delay_until && opt_test_late_ap_unstopped ?
+                "left running (smp-test-late-ap-unstopped)" :
+            ap_start_hypercall ? "stopped with the L0's call" :
+                                 "stopped with INIT",
+            rc ? " (which failed)" : "");
+    return true;
 }
 
 static bool start_ap(struct cpu_info *ci, uint32_t acpi_uid)
 {
+    static bool late_done;
     bool ok;
 
+    if ( opt_test_late_ap && ci->cpu == opt_test_late_ap && !late_done )
+    {
+        late_done = true;
+        ci->test_delay_until = rdtsc() +
+                               ms_to_cycles(opt_ap_start_timeout_ms + 1000);
+    }
     cpu_infos[ci->cpu] = ci;
     smp_mb();
     ok = ap_start_hypercall ? start_ap_hypercall(ci, acpi_uid)
                             : start_ap_sipi(ci);
-    if ( !ok )
+    if ( !ok && abandon_ap(ci, acpi_uid) )
     {
+        /* The late AP keeps its memory: it may be running on it. */
         cpu_infos[ci->cpu] = NULL;
         return false;
     }
+    if ( !ok && !wait_alive(ci, opt_ap_start_timeout_ms) )
+        panic("CPU%u (APIC id %u) claimed its start but did not reach C "
+              "within another %u ms", ci->cpu, ci->apic_id,
+              opt_ap_start_timeout_ms);
     /* Online once its idle thread runs (sched_start_ap). */
-    if ( !wait_online(ci->cpu, AP_START_TIMEOUT_MS) )
+    if ( !wait_online(ci->cpu, opt_ap_start_timeout_ms) )
         panic("CPU%u (APIC id %u) reached C but never went online",
               ci->cpu, ci->apic_id);
     return true;
@@ -338,9 +440,6 @@ void smp_init(void)
         ci = alloc_cpu(cpu, m->apic_id);
         if ( !start_ap(ci, m->acpi_uid) )
         {
-            pr_warn("smp: CPU with APIC id %u did not start within %u ms; "
-                    "continuing without it\n", m->apic_id,
-                    AP_START_TIMEOUT_MS);
             failed++;
             continue;
         }

@@ -8,6 +8,7 @@
 #include <shimk/task.h>
 #include <asm/apic.h>
 #include <asm/extable.h>
+#include <asm/guarded.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/regs.h>
@@ -95,7 +96,12 @@ static void do_exception(struct cpu_regs *regs)
         return;
     }
 
-    if ( regs_from_user(regs) && user_exception_hook )
+    /*
+     * NMI and #MC run on IST stacks: never end a task from there (its
+     * exit would switch away from an IST stack); #DF never gets here.
+     */
+    if ( regs_from_user(regs) && user_exception_hook &&
+         vec != X86_EXC_NMI && vec != X86_EXC_MC )
     {
         user_exception_hook(regs);
         return;
@@ -126,13 +132,24 @@ struct masked_irqs masked_irqs;
  * critical sections and its IRETQ to ring 3 (entry.S) rely on the mask,
  * so count it and say so at the end of the run.
  */
-static void note_masked_irq(const struct cpu_regs *regs)
+static void note_masked_irq(const struct cpu_regs *regs, bool duplicate)
 {
-    if ( __atomic_fetch_add(&masked_irqs.count, 1, __ATOMIC_RELAXED) )
+    unsigned int slot;
+
+    if ( !__atomic_fetch_add(&masked_irqs.count, 1, __ATOMIC_RELAXED) )
+    {
+        masked_irqs.vector = regs->vector;
+        masked_irqs.rip = regs->rip;
+        masked_irqs.cpu = this_cpu()->cpu;
+    }
+    if ( duplicate )
         return;
-    masked_irqs.vector = regs->vector;
-    masked_irqs.rip = regs->rip;
-    masked_irqs.cpu = this_cpu()->cpu;
+    slot = __atomic_fetch_add(&masked_irqs.recorded, 1, __ATOMIC_RELAXED);
+    if ( slot < MASKED_IRQ_RECORDS )
+        masked_irqs.records[slot] = (struct masked_irq_record){
+            .rip = regs->rip, .cs = (uint16_t)regs->cs,
+            .vector = (uint8_t)regs->vector,
+            .cpu = (uint8_t)this_cpu()->cpu };
 }
 
 /*
@@ -151,38 +168,81 @@ static bool duplicate_irq(const struct cpu_regs *regs)
 
 /*
  * What a trap must leave below its frame: enough for a panic's report.
- * Stacks are heap blocks with no guard page, so running off one would
- * overwrite whatever lies below, another CPU's descriptor tables among
- * them, and end as a triple fault far from the cause.
+ * Each kernel stack has an unmapped guard page below it (asm/guarded.h),
+ * so running off one ends in a #DF; this catches the approach earlier,
+ * with a clearer report.  The lookup needs no per-CPU data.
  */
 #define STACK_RESERVE 4096
 
 static void check_stack(const struct cpu_regs *regs)
 {
-    uint64_t base = (uint64_t)sched_stack_base(), at = (uint64_t)regs;
+    uint64_t at = (uint64_t)regs;
+    struct guarded_hit hit;
+    char what[128];
 
-    if ( base && at >= base && at - base < STACK_RESERVE )
-        panic_regs(regs, "kernel stack overflow: a %s (vector %u) left "
-                   "%lu bytes of the %u-byte stack at %#lx",
-                   exception_name(regs->vector), (unsigned int)regs->vector,
-                   (unsigned long)(at - base), THREAD_STACK_SIZE,
-                   (unsigned long)base);
+    guarded_lookup(at, &hit);
+    if ( hit.where == GUARDED_IN_AREA && at - hit.lo >= STACK_RESERVE )
+        return;
+    if ( hit.where == GUARDED_NONE )
+        return;
+    guarded_describe(what, sizeof(what), &hit);
+    panic_regs(regs, "kernel stack overflow: a %s (vector %u) left %ld "
+               "bytes of %s", exception_name(regs->vector),
+               (unsigned int)regs->vector, (long)(at - hit.lo), what);
+}
+
+/*
+ * A #DF is a fault while delivering another.  On a guarded stack that
+ * is nearly always a push onto the guard page: the #PF it raises cannot
+ * be pushed either, and the CPU switches to the #DF IST stack (SDM Vol.
+ * 3A, 6.15, interrupt 8).  CR2 then holds the address of the push that
+ * failed and the frame's RSP the overflowing stack pointer.
+ */
+static __noreturn void double_fault(const struct cpu_regs *regs)
+{
+    uint64_t cr2 = read_cr2();
+    struct guarded_hit hit;
+    char what[128];
+
+    guarded_lookup(cr2, &hit);
+    if ( hit.where != GUARDED_IN_GUARD )
+        guarded_lookup(regs->rsp, &hit);
+    if ( hit.where == GUARDED_IN_GUARD )
+    {
+        guarded_describe(what, sizeof(what), &hit);
+        panic_regs(regs, "double fault (#DF): kernel stack overflow on "
+                   "CPU%u: rsp %016lx ran into %s (cr2 %016lx)",
+                   this_cpu()->cpu, (unsigned long)regs->rsp, what,
+                   (unsigned long)cr2);
+    }
+    guarded_lookup(regs->rsp, &hit);
+    guarded_describe(what, sizeof(what), &hit);
+    panic_regs(regs, "double fault (#DF) on CPU%u in %s mode: rsp %016lx "
+               "(%s), cr2 %016lx", this_cpu()->cpu,
+               regs_from_user(regs) ? "user" : "kernel",
+               (unsigned long)regs->rsp, what, (unsigned long)cr2);
 }
 
 void do_trap(struct cpu_regs *regs)
 {
     unsigned int vec = regs->vector;
-    struct cpu_info *ci = this_cpu();
+    struct cpu_info *ci;
     /* Interrupt context: no IPI shorthands, no sleeping (asm/smp.h). */
     bool irq = vec >= FIRST_EXTERNAL_VECTOR || vec == X86_EXC_NMI ||
                vec == X86_EXC_MC;
 
-    /* NMI, #DF and #MC are on their IST stacks. */
-    if ( vec != X86_EXC_NMI && vec != X86_EXC_DF && vec != X86_EXC_MC )
-        check_stack(regs);
+    /*
+     * The entry code has made the GS base the kernel's (entry.S); the
+     * stack check needs no per-CPU data, so it comes first.  A #DF, from
+     * either ring, is never survivable: report it from its IST stack.
+     */
+    if ( vec == X86_EXC_DF )
+        double_fault(regs);
+    check_stack(regs);
+    ci = this_cpu();
     if ( vec >= FIRST_EXTERNAL_VECTOR && !(regs->rflags & X86_EFLAGS_IF) )
     {
-        note_masked_irq(regs);
+        note_masked_irq(regs, duplicate_irq(regs));
         if ( duplicate_irq(regs) )
         {
             __atomic_fetch_add(&masked_irqs.duplicates, 1, __ATOMIC_RELAXED);
@@ -209,7 +269,10 @@ void do_trap(struct cpu_regs *regs)
     if ( vec >= FIRST_EXTERNAL_VECTOR && vec != TIMER_VECTOR )
         sched_irq_exit(vec);
     ci->irq_depth -= irq;
-    /* Back to ring 3: the place to preempt, or to end a killed task. */
-    if ( regs_from_user(regs) )
+    /*
+     * Back to ring 3: the place to preempt, or to end a killed task;
+     * never from an IST stack, which a switch away would leave in use.
+     */
+    if ( regs_from_user(regs) && vec != X86_EXC_NMI && vec != X86_EXC_MC )
         task_user_return();
 }

@@ -49,3 +49,19 @@ int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
         pr_warn("xen: VCPUOP_up of vCPU %u failed: %ld\n", vcpu, rc);
     return (int)rc;
 }
+
+/*
+ * public/vcpu.h: VCPUOP_down makes a vCPU non-runnable; for another vCPU
+ * it is asynchronous (it may return before the vCPU stops).  shimk's
+ * start protocol does not rely on that: a late AP finds its start
+ * abandoned and halts by itself (arch/x86/smp.c); this only spares the
+ * L0 a vCPU spinning for nothing.
+ */
+int xen_vcpu_stop(unsigned int vcpu)
+{
+    long rc = xen_hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_down, vcpu, NULL);
+
+    if ( rc )
+        pr_warn("xen: VCPUOP_down of vCPU %u failed: %ld\n", vcpu, rc);
+    return (int)rc;
+}

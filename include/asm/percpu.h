@@ -42,6 +42,13 @@ struct cpu_info
     unsigned int locks_held;
     const char *last_lock;
     volatile bool alive;            /* AP: reached C, for smp_init */
+    /*
+     * AP start: the AP claims STARTING -> RUNNING before it touches
+     * anything shared, the BSP claims STARTING -> ABANDONED when the AP
+     * is late; only one claim can win (arch/x86/smp.c).
+     */
+    uint32_t start_state;
+    uint64_t test_delay_until;      /* smp-test-late-ap=: TSC to wait for */
 
     struct ipi_counters ipi;
 

@@ -113,7 +113,22 @@ extern const char safe_halt_hlt[];
 /* Interrupts taken at that HLT before it ran (arch/x86/traps.c). */
 extern uint64_t safe_halt_races;
 
-/* External interrupts an L0 delivered with IF clear (arch/x86/traps.c). */
+/*
+ * External interrupts an L0 delivered with IF clear (arch/x86/traps.c),
+ * and where the first MASKED_IRQ_RECORDS that were not duplicates
+ * landed: a delivery anywhere but at its own stub is the kind that can
+ * land on an instruction that runs on the user's GS base.
+ */
+#define MASKED_IRQ_RECORDS 8
+
+struct masked_irq_record
+{
+    uint64_t rip;
+    uint16_t cs;
+    uint8_t vector;
+    uint8_t cpu;
+};
+
 struct masked_irqs
 {
     uint64_t count;
@@ -121,8 +136,20 @@ struct masked_irqs
     uint64_t rip;           /* the first one's */
     unsigned int vector;
     unsigned int cpu;
+    unsigned int recorded;  /* non-duplicates seen, records[] holds 8 */
+    struct masked_irq_record records[MASKED_IRQ_RECORDS];
 };
 extern struct masked_irqs masked_irqs;
+
+/*
+ * A spinning wait reads the TSC once every SPIN_CLOCK_TURNS turns: under
+ * a hypervisor RDTSC may be an exit (Xen emulates it when the host's TSC
+ * is not invariant, as under QEMU TCG), and a wait that exits at every
+ * turn burns the host CPU its target may need, and multiplies the exits
+ * at which an emulated L0 can go wrong.  256 PAUSEs are microseconds;
+ * the bounds they serve are seconds.
+ */
+#define SPIN_CLOCK_TURNS 256
 
 static inline uint64_t rdtsc(void)
 {

@@ -9,6 +9,23 @@
 
 /* CPUs running the kernel now (the boot CPU counts). */
 extern unsigned int nr_cpus_online;
+
+/* cpu_info.start_state */
+#define AP_STARTING     0
+#define AP_RUNNING      1
+#define AP_ABANDONED    2
+
+/* The AP that smp-test-late-ap= made late on purpose (ktest smp-late-ap). */
+struct late_ap_record
+{
+    struct cpu_info *ci;            /* its abandoned start, or NULL */
+    unsigned int cpu;               /* the number it was to have */
+    int stop_rc;                    /* cpu_down's result, or 0 for INIT */
+    bool stopped_by_init;
+    bool unstopped;                 /* smp-test-late-ap-unstopped */
+};
+extern struct late_ap_record smp_late_ap;
+extern unsigned int smp_aps_abandoned;
 /* CPUs the MADT lists as enabled (started or not). */
 extern unsigned int nr_cpus_present;
 /* CPUs shimk tried to start, the boot CPU included (nr-cpus= applied). */

@@ -29,6 +29,12 @@ struct hypervisor_ops
      */
     int (*cpu_up)(unsigned int acpi_uid, uint64_t rip, uint64_t rsp,
                   uint64_t arg, uint64_t cr3);
+    /*
+     * Stop an AP that cpu_up started but that never came: it must not
+     * run later, into a start that gave its number to another.  0 or
+     * -errno; NULL where cpu_up is.
+     */
+    int (*cpu_down)(unsigned int acpi_uid);
     /* After a suspend/resume (none happen in shimk today). */
     void (*resume)(void);
     /*

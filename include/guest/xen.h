@@ -57,6 +57,9 @@ bool xen_console_stuck(void);
 int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
                    uint64_t arg, uint64_t cr3);
 
+/* VCPUOP_down: an AP that missed its start deadline stays down. */
+int xen_vcpu_stop(unsigned int vcpu);
+
 /* From CPUID leaf base+4, when Xen says (-1 otherwise). */
 int xen_domain_id(void);
 bool xen_is_dom0(void);

@@ -38,12 +38,6 @@ struct thread
 
 #define THREAD_STACK_SIZE 16384
 
-/*
- * The lowest address of the stack the running thread is on (its own, or
- * the CPU's), THREAD_STACK_SIZE long: for the trap path's overflow check.
- */
-const void *sched_stack_base(void);
-
 /* Boot CPU: make the running boot code thread 0 and create its idle. */
 void sched_init(void);
 

@@ -88,6 +88,15 @@ enum selfcheck_layout_index
 };
 
 extern struct selfcheck_ref selfcheck_ref;
+
+/* The first difference the last check found (tests/ktest/selfcheck.c). */
+struct selfcheck_finding
+{
+    unsigned int cpu;
+    const char *what;               /* "GDT", "TSS", "IDTR", ... */
+    long offset;                    /* byte offset, -1 for a register */
+};
+extern struct selfcheck_finding selfcheck_last;
 extern const uint64_t selfcheck_layout[SCL_NR];
 
 /* FNV-1a over 64-bit words: the reader's sum is the same. */
@@ -106,12 +115,19 @@ struct cpu_info;
 void selfcheck_record_shared(void);
 void selfcheck_record_cpu(struct cpu_info *ci);
 
+/* What a difference does: panic, a printed line, or only a count. */
+enum selfcheck_mode
+{
+    SELFCHECK_PANIC,
+    SELFCHECK_REPORT,
+    SELFCHECK_QUIET,
+};
+
 /*
- * Compare this CPU's live structures with their copies.  With panic_on
- * set a difference panics; otherwise it is printed and counted.
- * Returns the number of structures that differ.
+ * Compare this CPU's live structures with their copies; returns how many
+ * differ, and selfcheck_last says what differed first.
  */
-unsigned int selfcheck_this_cpu(bool panic_on);
+unsigned int selfcheck_this_cpu(enum selfcheck_mode mode);
 
 /* From the timer interrupt: at most every SELFCHECK_PERIOD_MS a CPU. */
 void selfcheck_tick(void);

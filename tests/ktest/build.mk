@@ -11,6 +11,9 @@ obj-$(CONFIG_KTEST) += tests/ktest/paging.o
 # Keep cases in the order they are written: the TAP stream follows it.
 $(BUILD)/tests/ktest/%.o: KCFLAGS += -fno-toplevel-reorder
 obj-$(CONFIG_KTEST) += tests/ktest/smp.o
+obj-$(CONFIG_KTEST) += tests/ktest/entry.o
+obj-$(CONFIG_KTEST) += tests/ktest/guarded.o
+obj-$(CONFIG_KTEST) += tests/ktest/selfcheck.o
 obj-$(CONFIG_KTEST) += tests/ktest/timer.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
 obj-$(CONFIG_KTEST) += tests/ktest/ring3.o

@@ -137,8 +137,8 @@ KTEST(paging, rejects_non_canonical)
 
 KTEST(paging, kernel_layout)
 {
-    extern char __text_start[], __rodata_start[], __bss_start[];
-    extern char __ro_after_init_start[];
+    extern char __text_start[], __rodata_start[];
+    extern char __ro_after_init_start[], bsp_stack[], bsp_stack_guard[];
     uint64_t pte;
     unsigned int order;
 
@@ -148,9 +148,12 @@ KTEST(paging, kernel_layout)
     KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__rodata_start, &pte, &order),
           0);
     KT_ASSERT(t, !(pte & PTE_W) && !(pte & PTE_U));
-    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__bss_start, &pte, &order), 0);
+    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)bsp_stack, &pte, &order), 0);
     KT_ASSERT(t, (pte & PTE_W) && !(pte & PTE_U));
     KT_EQ(t, pte & PTE_G, kernel_pte_global);
+    /* The page below the boot CPU's stack is a hole (asm/guarded.h). */
+    KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)bsp_stack_guard, &pte, &order),
+          -ENOENT);
     /* __ro_after_init data became read-only at the end of boot. */
     KT_EQ(t, pt_lookup(kernel_root, (vaddr_t)__ro_after_init_start, &pte,
                        &order), 0);

@@ -4,6 +4,9 @@
 #include <shimk/ktest.h>
 #include <shimk/sched.h>
 #include <shimk/spinlock.h>
+#include <asm/desc.h>
+#include <asm/page.h>
+#include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
 
@@ -47,4 +50,98 @@ KTEST_FLAGS(selftest_deadlock, held_lock_is_reported, KTEST_EXPLICIT)
         cpu_relax();
     spin_lock(&selftest_lock);
     ktest_fail(t, __FILE__, __LINE__, "a lock held for ever was acquired");
+}
+
+/*
+ * Recursion that the compiler cannot turn into a loop: each level keeps
+ * a buffer live across the call.  The bound only keeps GCC's infinite-
+ * recursion warning quiet; a 16 KiB stack ends far sooner.
+ */
+static __attribute__((noinline)) unsigned long deep(unsigned long depth)
+{
+    volatile char pad[256];
+
+    pad[0] = (char)depth;
+    if ( depth > (1ul << 20) )
+        return 0;
+    return deep(depth + 1) + pad[0];
+}
+
+/* The CPU the selftests below break: an AP where there is one. */
+static unsigned int victim_cpu(void)
+{
+    unsigned int cpu, last = 0;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+        last = cpu;
+    return last;
+}
+
+static void overflow(void *arg)
+{
+    local_irq_disable();
+    deep(0);
+}
+
+/*
+ * Not part of ktest=all: a kernel stack that runs over must end in a #DF
+ * on its IST stack that names the guard page it hit, then a panic, never
+ * in a silent walk over the memory below (asm/guarded.h).  Interrupts
+ * are off, so no trap frame's own stack check gets there first.
+ */
+KTEST_FLAGS(selftest_stack_overflow, hits_the_guard_page, KTEST_EXPLICIT)
+{
+    thread_create("overflow", overflow, NULL, victim_cpu(), true);
+    thread_sleep_us(5000000);
+    ktest_fail(t, __FILE__, __LINE__, "a stack overflow did not panic");
+}
+
+static volatile bool tss_changed;
+
+static void change_tss(void *arg)
+{
+    struct cpu_info *ci = this_cpu();
+
+    /* The #MC IST pointer: nothing uses it unless a machine check comes. */
+    ci->tss.ist[IST_MC - 1] += 16;
+    WRITE_ONCE(tss_changed, true);
+}
+
+/*
+ * Not part of ktest=all: a changed TSS must be caught by that CPU's own
+ * watch-tick self-check within a few periods (shimk/selfcheck.h), as a
+ * panic naming the CPU, the TSS and the byte.
+ */
+KTEST_FLAGS(selftest_selfcheck, a_changed_tss_is_caught, KTEST_EXPLICIT)
+{
+    thread_create("change-tss", change_tss, NULL, victim_cpu(), true);
+    thread_sleep_us(5000000);
+    ktest_fail(t, __FILE__, __LINE__, "%s TSS went unnoticed for 5 s",
+               READ_ONCE(tss_changed) ? "a changed" : "the thread to change "
+               "the");
+}
+
+static void break_df_stack(void *arg)
+{
+    struct cpu_info *ci = this_cpu();
+
+    local_irq_disable();
+    /* Never mapped: the top of the guarded region. */
+    ci->tss.ist[IST_DF - 1] = STACKS_BASE + STACKS_SIZE - PAGE_SIZE;
+    deep(0);
+}
+
+/*
+ * Not part of ktest=all: a shimk fault that the CPU cannot report.  With
+ * the #DF IST pointer aimed at an unmapped page, a stack overflow's #DF
+ * cannot be delivered and the vCPU triple-faults.  The run must fail
+ * with a verdict that blames shimk (the environment reads guest memory
+ * and finds that CPU's TSS changed), never an L0 fault to be retried.
+ */
+KTEST_FLAGS(selftest_tss_triple, a_triple_fault_is_blamed_on_shimk,
+            KTEST_EXPLICIT)
+{
+    thread_create("break-df", break_df_stack, NULL, victim_cpu(), true);
+    thread_sleep_us(5000000);
+    ktest_fail(t, __FILE__, __LINE__, "the broken CPU did not triple-fault");
 }

@@ -349,3 +349,43 @@ KTEST(ipi, a_second_delivery_at_its_own_stub_is_dropped)
     masked_irqs.duplicates = dups;
     local_irq_restore(f);
 }
+
+/*
+ * Not part of ktest=all: needs smp-test-late-ap=N (and a short
+ * ap-start-timeout-ms=), which makes the AP that would be CPU N claim
+ * its start a second after the BSP gave up on it.  Once that second is
+ * over, the late AP must have halted without touching anything: CPU N
+ * belongs to the next AP, and the online count is the number that came
+ * in time.  Before the start claim, a late AP ran ap_entry() with a
+ * number already given to the next AP, on its run queue.
+ */
+KTEST_FLAGS(smp_late_ap, a_late_ap_is_stopped_for_good, KTEST_EXPLICIT)
+{
+    const struct late_ap_record *l = &smp_late_ap;
+    uint64_t start = rdtsc();
+    unsigned int cpu = l->cpu;
+
+    if ( !l->ci )
+        KT_SKIP(t, "no AP was made late (smp-test-late-ap=N, more than N "
+                "CPUs)");
+    /* Bounded: the delay ends at test_delay_until, plus a margin. */
+    while ( rdtsc() < l->ci->test_delay_until + ms_to_cycles(500) &&
+            rdtsc() - start < ms_to_cycles(60000) )
+        thread_sleep_us(10000);
+    KT_EQ(t, READ_ONCE(l->ci->start_state), AP_ABANDONED);
+    KT_ASSERT(t, !READ_ONCE(l->ci->alive));
+    KT_EQ(t, smp_aps_abandoned, 1);
+    KT_EQ(t, nr_cpus_online, nr_cpus_wanted - 1);
+    KT_EQ(t, cpumask_weight(&cpu_online_mask), nr_cpus_online);
+    KT_ASSERTF(t, l->unstopped || l->stopped_by_init || l->stop_rc == 0,
+               "the L0's stop call failed: %d", l->stop_rc);
+    if ( cpu < nr_cpus_online )
+    {
+        /* The next AP took the number and runs on it. */
+        KT_ASSERT(t, cpu_infos[cpu] != l->ci);
+        KT_EQ(t, READ_ONCE(cpu_infos[cpu]->start_state), AP_RUNNING);
+        KT_ASSERT(t, cpumask_test_cpu(cpu, &cpu_online_mask));
+    }
+    else
+        KT_ASSERT(t, cpu_infos[cpu] == NULL);
+}

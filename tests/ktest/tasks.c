@@ -5,6 +5,7 @@
 #include <shimk/errno.h>
 #include <shimk/frame.h>
 #include <shimk/heap.h>
+#include <asm/guarded.h>
 #include <asm/page.h>
 #include <shimk/ktest.h>
 #include <shimk/string.h>
@@ -27,8 +28,10 @@ static uint32_t frames_now(void)
     struct heap_stats h;
 
     heap_get_stats(&h);
+    /* The heap and the stack slots keep what they mapped, for reuse. */
     return frames_free() + frames_dirty() +
-           (uint32_t)(h.mapped_bytes / PAGE_SIZE);
+           (uint32_t)(h.mapped_bytes / PAGE_SIZE) +
+           (uint32_t)(guarded_mapped_bytes() / PAGE_SIZE);
 }
 
 KTEST(tasks, hello_on_every_cpu)

@@ -9,11 +9,12 @@
 # format memcheck reads (raw, QEMU's ELF core, Xen's dump-core).
 #
 # `trim` cuts a real dump down to the pages memcheck reads, in the same
-# format (a raw dump becomes a QEMU ELF core), plus the ELF's symbols and
+# format (a raw one zero but for those pages), plus the ELF's symbols and
 # segments without their bytes, so that a recorded case fits in the tree:
-#   tests/unit/memcheck_fixture.py trim DUMP ELF REGS OUT
-# writes OUT.core, OUT.elf and OUT.regs (REGS copied: QEMU's
-# `info registers -a` or xen-hvmctx output).
+#   tests/unit/memcheck_fixture.py trim DUMP ELF REGS OUT [VCPUS]
+# writes OUT.core (or OUT.raw), OUT.elf and OUT.regs (REGS copied: QEMU's
+# `info registers -a` or xen-hvmctx output); VCPUS: the domain's count,
+# those without registers being down (xl).
 
 import os
 import shutil
@@ -513,17 +514,24 @@ def trim_elf(src, dst):
     write_elf(dst, 2, phdrs, sections)
 
 
-def trim(dump, elf, regs_path, out):
+def trim(dump, elf, regs_path, out, down=0):
+    """down: vCPUs 0..down-1 without registers are down (xl: Xen saves
+    no record for them)."""
     with open(regs_path, errors="replace") as f:
         lines = f.read().splitlines()
     with memcheck.open_dump(dump) as mem:
         vcpus = memcheck.parse_xen_hvmctx(lines) or \
             memcheck.parse_qemu_registers(lines)
         vcpus = memcheck.merge_vcpus(vcpus, mem.vcpus)
+        for n in range(down):
+            if n not in vcpus:
+                vcpus[n] = VcpuRegs(n, cr0=0)
         rec = Recorder(mem)
         verdict = memcheck.check(rec, vcpus, elf)
         if mem.kind == "xen-core":
             write_xen_core(out + ".core", rec.seen, mem.vcpus or vcpus)
+        elif mem.kind == "raw":
+            write_raw(out + ".raw", rec.seen)
         else:
             write_qemu_core(out + ".core", rec.seen, mem.vcpus or vcpus)
     trim_elf(elf, out + ".elf")
@@ -532,8 +540,8 @@ def trim(dump, elf, regs_path, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 6 or sys.argv[1] != "trim":
+    if len(sys.argv) not in (6, 7) or sys.argv[1] != "trim":
         sys.stderr.write("usage: memcheck_fixture.py trim DUMP ELF REGS "
-                         "OUT\n")
+                         "OUT [VCPUS]\n")
         sys.exit(2)
-    trim(*sys.argv[2:])
+    trim(*sys.argv[2:6], down=int(sys.argv[6]) if len(sys.argv) > 6 else 0)

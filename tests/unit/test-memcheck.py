@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tools/bootlib/memcheck.py: dumps of each kind read into verdicts (TAP).
 
+import gzip
 import os
 import shutil
+import struct
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 sys.path.insert(0, HERE)
-from bootlib import memcheck  # noqa: E402
+from bootlib import env_xl, memcheck  # noqa: E402
 from memcheck_fixture import Model, write_hvmctx  # noqa: E402
 from pytap import case  # noqa: E402
 import pytap  # noqa: E402
@@ -138,6 +140,22 @@ def a_gs_base_that_is_no_cpus_names_shimk():
         m.regs[0].kernel_gs_base = 0
     return each_kind(mutate, lambda v: not v.l0_proven and
                      "GS base 0xffffc00000001000 / 0x0 is no CPU's" in v.text)
+
+
+@case
+def a_cpu_still_starting_is_not_proven():
+    def no_gs(m):
+        m.regs[1].gs_base = m.regs[1].kernel_gs_base = 0
+
+    def unrecorded(m):
+        # CPU1 loaded its GS base, but its boot copy is not written yet.
+        off = m.REF_VA - memcheck.KERNEL_VIRT_BASE + m.cpu_offset + \
+            m.cpu_size
+        m.w64(off, 0)
+    return (each_kind(no_gs, lambda v: not v.l0_proven and
+                      "vCPU1: no GS base yet" in v.text) and
+            each_kind(unrecorded, lambda v: not v.l0_proven and
+                      "has no boot copy yet" in v.text))
 
 
 @case
@@ -303,6 +321,131 @@ def xen_hvmctx_zero_values_print_without_0x():
              "      shadow gs   0000000000000000   efer       00000d01"]
     v = memcheck.parse_xen_hvmctx(lines)[0]
     return v.gs_base == 0 and v.kernel_gs_base == 0 and v.efer == 0xd01
+
+
+# --- recorded dumps ----------------------------------------------------------
+# One build's ELF (symbols and segments), and per environment the pages
+# memcheck read from a real dump (memcheck_fixture.py trim), with the
+# registers as the environment got them: tcg's QEMU `info registers -a`
+# and ELF core (dump-guest-memory), xl's xen-hvmctx and raw copy
+# (xl-memdump). intact: a sound run dumped at a silence (tcg) or at its
+# end (xl, SHIMK_XL_DUMP=always); tss: ktest=selftest-tss-triple, CPU1's
+# #DF IST pointer aimed at an unmapped page, then a triple fault; pgoff:
+# --smp 2 with nr-cpus=1. The GDT and root cases trample the intact dump.
+
+def gunzip(name):
+    path = os.path.join(TMP, name[:-3])
+    with gzip.open(fixture(name)) as src, open(path, "wb") as dst:
+        dst.write(src.read())
+    return path
+
+
+ELF = None
+
+
+def recorded(env, case_name):
+    """(mem, vcpus) of a recorded case."""
+    global ELF
+    if ELF is None:
+        ELF = gunzip("memcheck-shimk.elf.gz")
+    with open(fixture("memcheck-%s-%s.regs" % (env, case_name))) as f:
+        lines = f.read().splitlines()
+    if env == "tcg":
+        mem = memcheck.open_dump(gunzip("memcheck-tcg-%s.core.gz"
+                                        % case_name))
+        vcpus = memcheck.merge_vcpus(memcheck.parse_qemu_registers(lines),
+                                     mem.vcpus)
+    else:
+        mem = memcheck.RawMem(gunzip("memcheck-xl-%s.raw.gz" % case_name),
+                              128 << 20)
+        vcpus = env_xl.xl_vcpus(lines, 2)
+    return mem, vcpus
+
+
+class Patched:
+    """A dump with some bytes changed, as a trample would leave them."""
+
+    def __init__(self, mem):
+        self.mem = mem
+        self.vcpus = mem.vcpus
+        self.patches = {}
+
+    def poke64(self, pa, value):
+        self.patches[pa] = struct.pack("<Q", value)
+
+    def page(self, pfn):
+        data = bytearray(self.mem.page(pfn))
+        for pa, b in self.patches.items():
+            if pa // memcheck.PAGE == pfn:
+                off = pa % memcheck.PAGE
+                data[off:off + len(b)] = b
+        return bytes(data)
+
+    read = memcheck.PhysMem.read
+    u64 = memcheck.PhysMem.u64
+
+
+def recorded_verdict(env, case_name, trample=None):
+    mem, vcpus = recorded(env, case_name)
+    with mem:
+        m = Patched(mem)
+        if trample:
+            trample(m, vcpus)
+        return memcheck.check(m, vcpus, ELF)
+
+
+def gdt_trample(m, vcpus):
+    """CPU1's kernel code descriptor overwritten."""
+    v = vcpus[1]
+    pa = memcheck.Walker(m, v.cr3, True).walk(v.gdt_base + 8)[0]
+    m.poke64(pa, 0x1234)
+
+
+def root_trample(m, vcpus):
+    """vCPU1's root loses its kernel-image slot (PML4 entry 511)."""
+    m.poke64((vcpus[1].cr3 & memcheck.PTE_ADDR) + 511 * 8, 0)
+
+
+def each_env(case_name, want, trample=None):
+    for env in ("tcg", "xl"):
+        v = recorded_verdict(env, case_name, trample)
+        if not want(v):
+            print("# %s: %s" % (env, v.text))
+            return False
+    return True
+
+
+@case
+def recorded_intact_state_proves_the_l0():
+    return each_env("intact", lambda v: v.l0_proven and v.text ==
+                    "L0 fault, proven: shimk's state intact (vCPU0-1: GDT, "
+                    "IDT, TSS, kernel root, stacks)")
+
+
+@case
+def recorded_tss_triple_fault_names_shimk():
+    return each_env("tss", lambda v: not v.l0_proven and v.text == (
+        "shimk fault: TSS on CPU1 corrupted at +0x2c (IST2 "
+        "0xffffd07ffffff000 at fault, 0xffffd00000028000 at boot; vCPU1)"))
+
+
+@case
+def recorded_paging_off_vcpu_is_skipped():
+    return each_env("pgoff", lambda v: v.l0_proven and v.text.endswith(
+        "(vCPU0: GDT, IDT, TSS, kernel root, stacks; vCPU1 paging off)"))
+
+
+@case
+def recorded_dump_with_a_trampled_gdt_names_shimk():
+    return each_env("intact", lambda v: not v.l0_proven and v.text.startswith(
+        "shimk fault: GDT on CPU1 corrupted at +0x8 (entry 1: 0x1234 at "
+        "fault"), gdt_trample)
+
+
+@case
+def recorded_dump_with_a_wrong_kernel_half_names_shimk():
+    return each_env("intact", lambda v: not v.l0_proven and (
+        "PML4 entry 511 is 0x0" in v.text), root_trample)
 
 
 if __name__ == "__main__":

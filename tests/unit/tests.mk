@@ -52,6 +52,9 @@ unit-ipi-policy-src := tests/unit/test-ipi-policy.c arch/x86/ipi-policy.c \
 unit-tests += sort
 unit-sort-src := tests/unit/test-sort.c kernel/sort.c
 
+unit-tests += selfcheck
+unit-selfcheck-src := tests/unit/test-selfcheck.c kernel/selfcheck-diff.c
+
 unit-tests += flush-decisions
 unit-flush-decisions-src := tests/unit/test-flush-decisions.c \
                             arch/x86/flush-policy.c

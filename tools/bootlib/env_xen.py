@@ -11,8 +11,8 @@ import subprocess
 import sys
 import time
 
-from bootlib import console, kvm_stall, xen_stall, xen_triple
-from bootlib.common import ELF, ELF_REL, ROOT, note, symbolizer
+from bootlib import console, memcheck, xen_stall, xen_triple
+from bootlib.common import ELF, ELF_REL, ROOT, note
 from bootlib.env_base import Env
 from bootlib.env_grub import XEN, iso_for
 
@@ -34,6 +34,17 @@ XEN_PANIC_RE = re.compile(
 XEN_PBUF_CHARS = 199
 # Why Xen rebooted, when dom0 made it (QEMU then exits 0).
 XEN_SHUTDOWN_RE = re.compile(r"Triple fault|Dom0 shutdown")
+
+# What the verdict on a triple fault of shimk as dom0 cannot have: no
+# other domain exists to read its memory, and Xen reboots at once, for a
+# triple fault is the domain's SHUTDOWN_reboot (HVM_PARAM_TRIPLE_FAULT_
+# REASON's default, xen/arch/x86/hvm/hvm.c), which hwdom_shutdown()
+# (xen/common/shutdown.c) turns into machine_restart(0) whatever
+# 'noreboot' says, and which dom0 cannot change (hvm_allow_set_param
+# refuses the parameter to the domain itself). So Xen's console dump of
+# the faulting vCPU is all there is.
+NO_DOM0_MEMORY = ("shimk is Xen's dom0 here: no domain can read its memory, "
+                  "and Xen reboots at once")
 
 # Xen 4.17's credit2 can leave a vCPU unscheduled for good after Xen
 # unpauses it from an INIT or STARTUP IPI it sent (README, "AP start-up
@@ -137,8 +148,9 @@ class XenEnv(Env):
             self.dump_lines.append(body)
         if XEN_SHUTDOWN_RE.search(body) and not self.xen_shutdown:
             self.xen_shutdown = body.strip()
+        # Every vCPU's dump, not only the first (xen_triple.py).
         if self.triple_lines is not None:
-            if len(self.triple_lines) <= xen_triple.DUMP_LINES:
+            if len(self.triple_lines) < xen_triple.KEEP_LINES:
                 self.triple_lines.append(body)
         elif "Triple fault" in body:
             self.triple_lines = [body]
@@ -229,14 +241,24 @@ class XenEnv(Env):
         else:
             super().report(run, rc, killed)
 
-    def triple_fault(self):
-        """Xen's dump of a guest triple fault read into a verdict (and a
-        retry when it shows the L0 at fault), or None without one."""
-        tf = xen_triple.parse(self.triple_lines or [])
-        if tf is None:
+    def triple_fault(self, domid=None, memory=None, no_memory=None):
+        """Xen's dumps of a guest triple fault read into a verdict (and a
+        retry when they prove the L0 at fault), or None without one.
+
+        domid: the domain whose dumps count (None: all). memory:
+        memcheck's Verdict on its memory, or None and no_memory why not.
+        """
+        tfs = [tf for tf in xen_triple.parse_all(self.triple_lines or [])
+               if domid is None or tf.domid == domid]
+        if not tfs:
             return None
-        text, l0 = xen_triple.classify(tf, kvm_stall.exec_ranges(ELF),
-                                       symbolizer(ELF))
+        try:
+            image = memcheck.Image(ELF)
+        except (OSError, memcheck.DumpError) as e:
+            return "%s (and %s could not be read: %s)" % (
+                "; ".join(xen_triple.describe(tf) for tf in tfs), ELF, e)
+        text, l0 = xen_triple.classify(tfs, image, memory,
+                                       no_memory or NO_DOM0_MEMORY)
         if l0:
             self.retry_reason = text
         return text

@@ -7,10 +7,11 @@
 import gzip
 import os
 import re
+import shutil
 import sys
 import time
 
-from bootlib import bounds, common, console, peer, xen_triple
+from bootlib import common, console, faultdump, memcheck, peer, xen_triple
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
@@ -37,6 +38,18 @@ XL_START_S = 150.0
 XL_END_MARGIN_S = 40
 # Never less than this for the domU, whatever the timeout.
 XL_MIN_END_S = 10
+# A memory dump at a triple fault must be done this long after the domU's
+# end (dom0's uptime), leaving the rest of XL_END_MARGIN_S for the report
+# and for Xen's own boot before dom0's clock starts (15-25 s seen under
+# load). A fault near the end may so go without its memory, said so; an
+# early one (the usual) has time.
+XL_DUMP_S = 5
+# The scratch disk that carries the dump (tools/xl-dom0-init fault_dump):
+# the domU's memory plus room for the dump's headers and page list.
+XL_SCRATCH_EXTRA_MIB = 64
+# Set to "always" to dump the domU's memory whatever its end (to record a
+# dump of a sound run, e.g. for tests/unit/fixtures).
+XL_DUMP_ENV = "SHIMK_XL_DUMP"
 # Without -smap, Linux PV dom0 crashes at its first iretq under QEMU 7.2 TCG.
 XL_CPU = "max,-smap"
 XL_NAME = "shimk"
@@ -44,6 +57,11 @@ XL_NAME = "shimk"
 XL_DOM0_ARGS = "console=hvc0 earlyprintk=xen"
 # dom0's report on hvc0 (Xen prints it unprefixed on the serial).
 XL_DOMU_PREFIX = "shimk-domU| "
+# xen-hvmctx's CPU records of a faulted domU (every vCPU's registers).
+XL_HVMCTX_PREFIX = "xl-hvmctx| "
+XL_DUMP_OK_RE = re.compile(r"^dump memory ok (\d+) s, pages (\d+) holes "
+                           r"(\d+)$")
+XL_DUMP_HOLE_RE = re.compile(r"^dump hole (0x[0-9a-f]+|0)-(0x[0-9a-f]+|0)$")
 XL_RUN_RE = re.compile(r"^xl-run: (.*)$")
 XL_VERDICT_RE = re.compile(
     r"^(domain shut down, reason \S+|timeout after .*|error .*)$")
@@ -107,6 +125,20 @@ def xl_domain(keys):
     ))
 
 
+def xl_vcpus(hvmctx, nr):
+    """memcheck's vCPUs from dom0's xen-hvmctx lines, for a domU of nr.
+
+    Xen saves no record for a vCPU that is down (hvm_save_cpu_ctxt,
+    xen/arch/x86/hvm/hvm.c): one shimk never started. It is given paging
+    off, which memcheck skips and says so.
+    """
+    vcpus = memcheck.parse_xen_hvmctx(hvmctx)
+    for n in range(nr):
+        if n not in vcpus:
+            vcpus[n] = memcheck.VcpuRegs(n, cr0=0)
+    return vcpus
+
+
 class XlEnv(XenEnv):
     name = "xl"
     default_mem = 128
@@ -139,6 +171,14 @@ class XlEnv(XenEnv):
         self.xl_exit = None
         self.xl_errors = []
         self.dom0_fail = None
+        # A triple fault's evidence: shimk's domid, every vCPU's
+        # registers, the memory on the scratch disk and memcheck's word.
+        self.domid = None
+        self.hvmctx = []
+        self.scratch = None
+        self.memory = None
+        self.dump_error = None
+        self.dump_holes = []
         # dom0's uptime by which the domU must be gone, then the peer.
         self.end = int(max(XL_MIN_END_S, self.timeout - XL_END_MARGIN_S))
         self.peer_end = self.end + self.peer_share
@@ -186,7 +226,10 @@ class XlEnv(XenEnv):
         config."""
         with open(ELF, "rb") as f:
             elf = f.read()
-        params = "XLRUN_END=%d\n" % self.end
+        params = "XLRUN_END=%d\nDUMP_END=%d\n" % (self.end,
+                                                  self.end + XL_DUMP_S)
+        if os.environ.get(XL_DUMP_ENV) == "always":
+            params += "XLRUN_DUMP=always\n"
         files = [
             ("xl-run", 0o040755, None),
             ("xl-run/shimk.elf", 0o100644, elf),
@@ -218,16 +261,26 @@ class XlEnv(XenEnv):
             note("temporary directory %s has a blank or comma, which "
                  "QEMU's -initrd cannot take" % tmp)
             sys.exit(2)
+        # A sparse file: only what dom0 writes takes room. virtio-blk, the
+        # one disk QEMU gives the machine, is dom0's /dev/vda.
+        self.scratch = os.path.join(tmp, "xl-scratch.img")
+        with open(self.scratch, "wb") as f:
+            f.truncate((self.mem + XL_SCRATCH_EXTRA_MIB) << 20)
         # dom0 is PV (no dom0=pvh). QEMU splits -initrd at single commas:
         # the module arguments have none.
         return ["-kernel", XEN_REL, "-append", self.xargs,
                 "-initrd", "%s %s,%s" % (XL_KERNEL_REL, XL_DOM0_ARGS,
-                                         initrd)]
+                                         initrd),
+                "-drive", "file=%s,format=raw,if=virtio,cache=unsafe"
+                % self.scratch]
 
     def line(self, run, text):
         """Only dom0's report of the domU's console is shown."""
         if text.startswith(peer.LINE_PREFIX):
             self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
+            return
+        if text.startswith(XL_HVMCTX_PREFIX):
+            self.hvmctx.append(text[len(XL_HVMCTX_PREFIX):])
             return
         if text.startswith(XL_DOMU_PREFIX):
             text = text[len(XL_DOMU_PREFIX):]
@@ -264,6 +317,18 @@ class XlEnv(XenEnv):
             return
         if what.startswith("dom0 init start"):
             self.xl_init = True
+        elif what.startswith("domid "):
+            self.domid = int(what.split()[1])
+        elif XL_DUMP_HOLE_RE.match(what):
+            m = XL_DUMP_HOLE_RE.match(what)
+            self.dump_holes.append((int(m.group(1), 16),
+                                    int(m.group(2), 16)))
+        elif XL_DUMP_OK_RE.match(what):
+            self.read_dump(run, *(int(x) for x in
+                                  XL_DUMP_OK_RE.match(what).groups()))
+        elif what.startswith("dump error "):
+            self.dump_error = "dom0's dump failed: %s" % what[len(
+                "dump error "):]
         elif what.startswith("create ") and self.xl_create_at is None:
             self.xl_create_at = time.monotonic()
         elif what.startswith("console "):
@@ -276,6 +341,68 @@ class XlEnv(XenEnv):
             self.xl_exit = int(XL_EXIT_RE.match(what).group(1))
         if what.startswith("xl destroy") or what.startswith("port 0xf4"):
             self.xl_errors.append(what)
+
+    def read_dump(self, run, seconds, pages, holes):
+        """dom0 wrote the domain's memory onto the scratch disk: read it
+        now, while the run's temporary directory is there."""
+        vcpus = xl_vcpus(self.hvmctx, self.a.smp)
+        listed = sum(b - a + 1 for a, b in self.dump_holes)
+        if listed != holes:
+            # dom0 lists at most 64 ranges: a frame not known to be a hole
+            # must not be read as zeros.
+            self.dump_error = ("dom0 listed %d of the dump's %d missing "
+                               "frames" % (listed, holes))
+            run.logline("### no memory verdict: %s" % self.dump_error)
+            return
+        try:
+            with memcheck.RawMem(self.scratch, pages * memcheck.PAGE,
+                                 self.dump_holes) as mem:
+                self.memory = memcheck.check(mem, vcpus, ELF)
+        except OSError as e:
+            self.dump_error = "the memory dump could not be read: %s" % e
+            run.logline("### no memory verdict: %s" % self.dump_error)
+            return
+        run.logline("### memory (xl-memdump of d%s: %d pages, %d missing, "
+                    "%d s in dom0):" % (self.domid, pages, holes, seconds))
+        for f in self.memory.findings:
+            run.logline("###   " + f)
+        self.keep_dump(run, pages)
+
+    def keep_dump(self, run, pages):
+        """With SHIMK_DUMP_DIR set, the dump, the ELF and the registers
+        there (bootlib/faultdump.py keeps tcg's the same way)."""
+        keep = os.environ.get(faultdump.KEEP_ENV)
+        if not keep:
+            return
+        os.makedirs(keep, exist_ok=True)
+        base = os.path.join(keep, "shimk-xl-%s-%d" % (
+            time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
+        ext = ".raw"
+        with open(self.scratch, "rb") as src, open(base + ext, "wb") as dst:
+            left = pages * memcheck.PAGE
+            while left > 0:
+                chunk = src.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                dst.write(chunk)
+                left -= len(chunk)
+        shutil.copyfile(ELF, base + ".elf")
+        with open(base + ".regs", "w") as f:
+            f.write("\n".join(self.hvmctx) + "\n")
+        run.logline("### dump kept: %s%s, .elf, .regs" % (base, ext))
+
+    def shimk_domid(self):
+        """shimk's domain: as dom0 said, else the first domU that
+        triple-faulted (the peer, if any, comes after it)."""
+        if self.domid is not None:
+            return self.domid
+        ids = [tf.domid for tf in xen_triple.parse_all(
+            self.triple_lines or []) if tf.domid]
+        return min(ids) if ids else None
+
+    def no_memory(self):
+        """Why no memory verdict, for a triple fault."""
+        return self.dump_error or "dom0 did not dump the domain's memory"
 
     def peer_line(self, what):
         """dom0's words on the peer (tools/xl-peer-run)."""
@@ -292,13 +419,15 @@ class XlEnv(XenEnv):
     def peer_judge(self, status, why):
         pstatus, pwhy = self.peer.judge(status, why)
         # Xen's HVM shutdown action for a triple fault is a reboot; the
-        # peer runs after shimk's domain is gone, so the dump is its own.
+        # peer's dumps are those of any domain but shimk's.
         if status == 0 and pstatus == 2 and \
                 self.peer.verdict == "domain shut down, reason reboot":
-            tf = xen_triple.parse(self.triple_lines or [])
-            if tf is not None:
-                text = xen_triple.classify_peer(tf)
-                self.retry_reason = text
+            tfs = [tf for tf in xen_triple.parse_all(self.triple_lines or [])
+                   if tf.domid not in (0, self.domid)]
+            if tfs:
+                text, l0 = xen_triple.classify_peer(tfs)
+                if l0:
+                    self.retry_reason = text
                 pwhy = "linux peer: %s" % text
         return pstatus, pwhy
 
@@ -388,7 +517,8 @@ class XlEnv(XenEnv):
             if (run.ktest_end and run.ktest_end[1] > 0) or run.not_ok:
                 return 1, "test failure"
             # Xen's HVM shutdown action for a triple fault is a reboot.
-            triple = self.triple_fault()
+            triple = self.triple_fault(self.shimk_domid(), self.memory,
+                                       self.no_memory())
             if triple:
                 return 2, triple
             return 2, ("domain rebooted (shimk's test-failure exit) but no "

@@ -143,6 +143,7 @@ class FaultDump:
         self.lock = threading.Lock()
         self.asked = threading.Event()
         self.done = threading.Event()
+        self.stopped = threading.Event()
         self.thread = None
         # Results, read once done is set.
         self.event = None           # what paused QEMU, or "silence"
@@ -173,8 +174,10 @@ class FaultDump:
         return self.done.is_set()
 
     def finish(self, wait_s=FINISH_S):
-        """After QEMU is gone: wait for the thread to be done."""
-        if self.thread:
+        """After QEMU is gone: wait for a dump under way to be done; with
+        none (QEMU exited by itself, or never started) stop at once."""
+        self.stopped.set()
+        if self.thread and self.event is not None:
             self.thread.join(wait_s)
 
     def _connect(self):
@@ -183,7 +186,7 @@ class FaultDump:
             try:
                 return Qmp(self.sock_path)
             except (OSError, QmpError) as e:
-                if time.monotonic() >= end:
+                if time.monotonic() >= end or self.stopped.is_set():
                     raise QmpError("no QMP socket within %g s: %s"
                                    % (CONNECT_S, e))
                 time.sleep(0.1)
@@ -192,7 +195,7 @@ class FaultDump:
         qmp = None
         try:
             qmp = self._connect()
-            while not self.asked.is_set():
+            while not self.asked.is_set() and not self.stopped.is_set():
                 msg = qmp.recv(0.2)
                 if msg is None or msg.get("event") != "SHUTDOWN":
                     continue
@@ -210,8 +213,9 @@ class FaultDump:
                     except QmpError:
                         pass
                 return
-            qmp.command("stop")
-            self._dump(qmp)
+            if self.asked.is_set():
+                qmp.command("stop")
+                self._dump(qmp)
         except QmpError as e:
             # QEMU exits at shimk's isa-debug-exit: not a failure here.
             if self.event is not None and self.verdict is None:

@@ -206,18 +206,27 @@ class PhysMem:
 
 
 class RawMem(PhysMem):
-    """QEMU pmemsave: the file is memory from physical 0."""
+    """QEMU pmemsave, or xl-memdump (tools/xl-memdump.c): the file is
+    memory from physical 0. size: where the memory ends, if the file
+    (a disk) goes on; holes: (first, last) frame ranges not copied."""
 
     kind = "raw"
 
-    def __init__(self, path):
+    def __init__(self, path, size=None, holes=()):
         super().__init__(path)
         self.size = os.fstat(self.f.fileno()).st_size
+        if size is not None:
+            self.size = min(self.size, size)
+        self.holes = list(holes)
 
     def page(self, pfn):
         if (pfn + 1) * PAGE > self.size:
             raise MemError("no page at %#x: the raw dump holds %#x bytes"
                            % (pfn * PAGE, self.size))
+        for first, last in self.holes:
+            if first <= pfn <= last:
+                raise MemError("no page at %#x: a hole of the dump"
+                               % (pfn * PAGE))
         return self._file(pfn * PAGE, PAGE)
 
 
@@ -870,6 +879,25 @@ class _Checker:
             return "guarded stack area"
         return None
 
+    def no_cpu(self, v, name, gs, walker):
+        """v's GS bases are no recorded CPU's: a CPU still starting (not
+        proven either way), or a trampled GS base (shimk's)."""
+        if not any(gs):
+            raise _Unknown("%s: no GS base yet (a CPU still starting, "
+                           "before its boot copies)" % name)
+        for g in gs:
+            try:
+                self_ptr = struct.unpack("<Q", walker.read(g, 8))[0]
+            except _Bad:
+                continue
+            if self_ptr == g:
+                raise _Unknown("%s: its cpu_info %#x has no boot copy yet "
+                               "(a CPU still starting)" % (name, g))
+        raise _Bad("%s: GS base %s is no CPU's cpu_info (boot copies: %s)"
+                   % (name, " / ".join("%#x" % g for g in gs) or "unknown",
+                      ", ".join("CPU%d %#x" % (c.index, c.cpu_info)
+                                for c in self.cpus) or "none"))
+
     def vcpu(self, v):
         """The findings for one vCPU, or raise _Bad/_Unknown."""
         name = "vCPU%d" % v.n
@@ -892,15 +920,11 @@ class _Checker:
             cpu = next((c for c in self.cpus if c.cpu_info == g), None)
             if cpu:
                 break
-        if cpu is None:
-            raise _Bad("%s: GS base %s is no CPU's cpu_info (boot copies: "
-                       "%s)" % (name, " / ".join("%#x" % g for g in gs)
-                                or "unknown", ", ".join(
-                                    "CPU%d %#x" % (c.index, c.cpu_info)
-                                    for c in self.cpus) or "none"))
-        cname = "CPU%d" % cpu.index
         walker = Walker(self.mem, v.cr3, v.efer is None or
                         bool(v.efer & EFER_NXE))
+        if cpu is None:
+            self.no_cpu(v, name, gs, walker)
+        cname = "CPU%d" % cpu.index
 
         def walk(va, what):
             try:

@@ -225,8 +225,16 @@ high_entry:
         call    kernel_start
         ud2
 
+        /*
+         * The boot CPU's stack, behind a page that mm_init() leaves
+         * unmapped (asm/guarded.h): an overflow faults instead of
+         * running into whatever .bss holds below.
+         */
         .bss
         .balign PAGE_SIZE
+        .globl  bsp_stack_guard
+bsp_stack_guard:
+        .skip   PAGE_SIZE
         .globl  bsp_stack
 bsp_stack:
         .skip   KERNEL_STACK_SIZE_ASM
