@@ -39,6 +39,12 @@ LOOP = fixture("kvm-dump-loop.txt")
 # triggers: SVM exit codes): both vCPUs moving through the detector,
 # about 800 exits a second. Not a livelock, so shimk's.
 SILENT = fixture("kvm-dump-silent-detector.txt")
+# ktest=selftest-tss-triple under kvm-nested (matrix row
+# kvm-nested-selftest-tss-triple): CPU1's #DF IST pointer aimed at an
+# unmapped page, then a stack overflow. KVM reset vCPU1 at the shutdown
+# exit; the kprobe kept its state (TR base and all), without which the
+# memory check could not have read CPU1's TSS.
+TSS = fixture("kvm-dump-tss-triple.txt")
 # shimk's code as its ELF placed it when the dumps were taken.
 RANGES = [(0x100000, 0x10a000), (0xffffffff8010a000, 0xffffffff80128000)]
 RIP0 = "RIP=ffffffff8010e18b RFL=00000046 [---Z-P-] CPL=0 II=0 A20=1 " \
@@ -268,6 +274,26 @@ def the_shutdown_probe_gives_the_faulting_vcpus_state():
             and r.n == 0 and r.rsp == 0xffffc0000002de18 and
             r.idt_base is None and r.halted is False and
             not hasattr(r, "cpl"))
+
+
+@case
+def a_recorded_triple_fault_keeps_the_faulting_vcpus_state():
+    d = kvm_stall.parse(TSS)
+    v = d.vcpus()[1]
+    trampled = kvm_stall.Memory("trampled", "shimk fault: TSS on CPU1 "
+                                "corrupted at +0x2c (IST2 0xffffd07ffffff000 "
+                                "at fault, 0xffffd00000028000 at boot; vCPU1)")
+    # That build's text ran further than the older dumps'.
+    ranges = [(0xffffffff80100000, 0xffffffff80140000)]
+    text, fault = kvm_stall.diagnose(TSS, ranges, lambda rip: "deep+0xd",
+                                     memory=trampled)
+    return (v.cr0 == 0x10 and v.probe["tr_sel"] == 0x30 and
+            v.probe["rip"] == v.shutdown[0] == 0xffffffff8012984d and
+            v.probe["cr2"] == 0xffffd07fffffeff8 and
+            d.vcpus()[0].cr0 & kvm_stall.CR0_PG and not fault and
+            text.startswith("shimk fault: TSS on CPU1 corrupted at +0x2c") and
+            "at L2 vCPU1 triple-faulted at 0xffffffff8012984d (deep+0xd)"
+            in text and "error code 0x2" in text)
 
 
 @case
