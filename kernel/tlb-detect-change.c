@@ -361,13 +361,14 @@ void detect_remapper(void *arg)
     {
         /* Item i belongs to remapper i % remappers: one writer each. */
         for ( unsigned int i = ra->index; i < d->nitems && !READ_ONCE(d->stop);
-              i += d->cfg->remappers )
+              i += d->cfg->place.remappers )
         {
             visit(d, &d->item[i], &iter);
             /* Here, not in the controller: a spinning reader may hold
                the controller's CPU for a whole time slice. */
             if ( detect_run_over(d) ||
-                 (d->cfg->stop_on_stale && detect_total_stale(d)) )
+                 (d->cfg->stop_after &&
+                  detect_total_stale(d) >= d->cfg->stop_after) )
                 detect_stop_run(d);
             /* Let this CPU's readers run too. */
             if ( !(++visits % 16) )

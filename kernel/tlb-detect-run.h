@@ -80,6 +80,8 @@ struct detect_run
     volatile uint64_t ops_done[NR_DETECT_OPS];
     volatile uint64_t checked_on[NR_CPUS];
     volatile bool stop;
+    bool spin;                      /* readers never halt nor yield */
+    unsigned int burst, pace_us;    /* else: rounds, then a halt */
     uint64_t start;                 /* TSC, CPU0's */
     uint64_t stall;                 /* TSC: the most a run may go with no
                                        checked flush */
@@ -100,8 +102,11 @@ struct remapper_arg
 /* Readers' pacing (tlb-detect-burst=, tlb-detect-pace-us=). */
 extern unsigned int detect_pace_us, detect_burst;
 
-/* At the top burst readers spin alone on their CPU (tlb-detect-read.c). */
-bool detect_readers_spin(void);
+/*
+ * At this burst readers spin alone on their CPU (tlb-detect-read.c):
+ * the option's top, and what a spinning placement sets.
+ */
+#define SPIN_BURST 1000000u
 
 /* kernel/tlb-detect-read.c: one kernel reader, on its CPU. */
 void detect_kernel_reader(void *arg);
