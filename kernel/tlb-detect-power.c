@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The detector's power: placements, what a control run proved, the verdict (pure). */
+/* The detector's power: placements, what controls proved, a verdict (pure). */
 
 #include <shimk/printk.h>
 #include <shimk/string.h>

@@ -401,8 +401,8 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     }
     /*
      * Nothing changes any more: back to the boot's kernel, and no entry
-     * the bug left behind may outlive the run (the user readers, still
-     * exiting, read no slot after the stop).
+     * the bug left behind may outlive the run.  A user reader still in
+     * its last round reads through entries this flush leaves right.
      */
     if ( cfg->inject )
     {
