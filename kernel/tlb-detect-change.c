@@ -348,7 +348,11 @@ void detect_stop_run(struct detect_run *d)
 
 bool detect_run_over(struct detect_run *d)
 {
-    return READ_ONCE(d->flushes) >= d->cfg->flushes;
+    uint64_t n = READ_ONCE(d->flushes);
+
+    return n >= d->cfg->flushes ||
+           (d->cfg->most_flushes &&
+            n + READ_ONCE(d->unchecked) >= d->cfg->most_flushes);
 }
 
 void detect_remapper(void *arg)

@@ -186,20 +186,22 @@ enum detect_verdict detect_verdict(const struct detect_power *ctl,
 size_t detect_power_why(char *buf, size_t len, const char *inject,
                         const struct detect_power *p, unsigned int n)
 {
-    uint64_t flushes = 0, tlb = 0, walk = 0, stalled = 0;
+    uint64_t flushes = 0, unchecked = 0, tlb = 0, walk = 0, stalled = 0;
     size_t k;
 
     for ( unsigned int i = 0; i < n; i++ )
     {
         flushes += p[i].flushes;
+        unchecked += p[i].unchecked;
         tlb += p[i].tlb_stale;
         walk += p[i].by[CATCH_WALK];
         stalled += !!p[i].stalled_ms;
     }
     k = ksnprintf(buf, len, "inconclusive: with %s injected, %lu stale "
-                  "reads through a TLB in %u placement%s (%lu flushes",
-                  inject, (unsigned long)tlb, n, n == 1 ? "" : "s",
-                  (unsigned long)flushes);
+                  "reads through a TLB in %u placement%s (%lu flushes "
+                  "checked, %lu not", inject, (unsigned long)tlb, n,
+                  n == 1 ? "" : "s", (unsigned long)flushes,
+                  (unsigned long)unchecked);
     if ( walk && k < len )
         k += ksnprintf(buf + k, len - k, ", %lu table-walk catch%s",
                        (unsigned long)walk, walk == 1 ? "" : "es");

@@ -21,8 +21,14 @@
 
 /* Stale reads after which a control stops: it has shown enough. */
 #define DETECT_CONTROL_STALE   8u
-/* Checked flushes a control may take to show them. */
+/*
+ * Checked flushes a control may take to show them, and flushes it may
+ * make in all: where readers fall behind (halting vCPUs the host seldom
+ * runs), each unchecked flush waits for them, and such a placement is
+ * given up sooner.
+ */
 #define DETECT_CONTROL_FLUSHES 100u
+#define DETECT_CONTROL_MOST    200u
 /* Placements tried at most (detect_places()). */
 #define DETECT_MAX_PLACES      4u
 
@@ -105,7 +111,8 @@ enum detect_verdict detect_verdict(const struct detect_power *ctl,
 /*
  * Why a case is inconclusive, with the controls' figures, for a TAP
  * SKIP line: "inconclusive: with skip-remote injected, 0 stale reads
- * through a TLB in 4 placements (400 flushes, 1 table-walk catch)".
+ * through a TLB in 4 placements (400 flushes checked, 12 not, 1
+ * table-walk catch)".
  */
 size_t detect_power_why(char *buf, size_t len, const char *inject,
                         const struct detect_power *p, unsigned int n);

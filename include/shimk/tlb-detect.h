@@ -59,6 +59,8 @@ struct detect_config
     uint64_t flushes;               /* stop after this many... */
     uint64_t max_ms;                /* ...or after this long without a
                                        checked one (progress stopped) */
+    uint64_t most_flushes;          /* ...or this many made, checked or
+                                       not (0: no bound): a control's */
     unsigned int full_every;        /* every n-th flush is a full one */
     unsigned int stop_after;        /* end at this many stale reads (0:
                                        never) */

@@ -206,6 +206,7 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
 
         c.place = places[i];
         c.flushes = DETECT_CONTROL_FLUSHES;
+        c.most_flushes = DETECT_CONTROL_MOST;
         c.stop_after = DETECT_CONTROL_STALE;
         c.inject = pw->inject;
         c.max_ms = cfg->max_ms < CONTROL_MS ? cfg->max_ms : CONTROL_MS;
@@ -547,11 +548,13 @@ KTEST(tlb_detector, control_and_placements)
     cfg.inject = TLB_INJECT_SKIP_REMOTE;
     cfg.stop_after = DETECT_CONTROL_STALE;
     cfg.flushes = DETECT_CONTROL_FLUSHES;
+    cfg.most_flushes = DETECT_CONTROL_MOST;
     KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
     KT_EQ(t, __atomic_load_n(&tlb_inject, __ATOMIC_SEQ_CST), boot);
     stale = r.stale_user + r.stale_kernel;
     cfg.inject = TLB_INJECT_NONE;
     cfg.stop_after = 0;
+    cfg.most_flushes = 0;
     cfg.flushes = 10;
     KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
     detect_place_format(place, sizeof(place), &cfg.place, &r.remap_cpus,

@@ -177,8 +177,8 @@ static void place_format_names_both_sides(void **state)
                              "CPU1-2");
 }
 
-static struct detect_power power(uint64_t remap, uint64_t walk,
-                                 uint64_t flushes)
+static struct detect_power power_u(uint64_t remap, uint64_t walk,
+                                   uint64_t flushes, uint64_t unchecked)
 {
     struct detect_result r;
     struct detect_place p = PLACE(1, false, false);
@@ -189,9 +189,17 @@ static struct detect_power power(uint64_t remap, uint64_t walk,
     r.stale_by[CATCH_WALK] = walk;
     r.stale_kernel = remap + walk;
     r.flushes = flushes;
+    r.unchecked = unchecked;
     detect_power_from(&pw, &p, &r);
     return pw;
 }
+
+static struct detect_power power(uint64_t remap, uint64_t walk,
+                                 uint64_t flushes)
+{
+    return power_u(remap, walk, flushes, 0);
+}
+
 
 /* A table-walk catch shows a missed barrier, not a stale translation. */
 static void walk_catches_are_not_tlb_reads(void **state)
@@ -259,7 +267,7 @@ static void verdicts(void **state)
 static void why_has_the_figures(void **state)
 {
     struct detect_power p[4] = { power(0, 0, 100), power(0, 2, 100),
-                                 power(0, 1, 100), power(0, 0, 37) };
+                                 power(0, 1, 100), power_u(0, 0, 37, 163) };
     char buf[160];
     size_t n;
 
@@ -268,12 +276,12 @@ static void why_has_the_figures(void **state)
     assert_true(n < sizeof(buf));
     assert_string_equal(buf, "inconclusive: with skip-remote injected, 0 "
                              "stale reads through a TLB in 4 placements "
-                             "(337 flushes, 3 table-walk catches, 1 "
-                             "stalled)");
+                             "(337 flushes checked, 163 not, 3 table-walk "
+                             "catches, 1 stalled)");
     detect_power_why(buf, sizeof(buf), "wrong-page", p, 1);
     assert_string_equal(buf, "inconclusive: with wrong-page injected, 0 "
                              "stale reads through a TLB in 1 placement "
-                             "(100 flushes)");
+                             "(100 flushes checked, 0 not)");
 }
 
 int main(void)

@@ -10,9 +10,9 @@ passed, shimk exits with the skip code (tools/boot: 77).
 
 read() collects the cases; row() says what they make of a matrix row,
 so that the matrix agrees with the kernel: an inconclusive case makes
-a row INCONCLUSIVE (counted as skipped), never PASS, and a pass without
-its power note is not believed (a kernel that stopped measuring its
-power would otherwise pass unnoticed).
+a row INCONCLUSIVE (counted as skipped), never PASS, and a case whose
+clean runs passed without its power note is not believed (a kernel
+that stopped measuring its power would otherwise pass unnoticed).
 """
 
 import re
@@ -22,6 +22,9 @@ PREFIX = r"^(?:\(d\d+\) )?"
 TAP_RE = re.compile(PREFIX + r"(?P<ok>ok|not ok) \d+ - (?P<suite>[\w-]+): "
                     r"(?P<case>[\w-]+)(?: # (?P<rest>.*))?$")
 POWER_RE = re.compile(PREFIX + r"# power: ")
+# A clean run's report (tests/ktest/tlb.c report()): the case gave a
+# detector verdict, so it needed its power measured.
+CLEAN_RE = re.compile(PREFIX + r"# stale-TLB detector ")
 SUITE = "tlb-detector"
 SKIP = "SKIP "
 INCONCLUSIVE = "inconclusive: "
@@ -32,7 +35,9 @@ class Cases:
 
     def __init__(self):
         self.passed = []        # with their power note
-        self.unproven = []      # passed without one
+        self.unproven = []      # clean runs passed without one
+        self.other = []         # passed without a clean run (a check of
+                                # the machinery, not a detector verdict)
         self.failed = []
         self.inconclusive = []  # (case, the kernel's why)
         self.skipped = []       # (case, why): skipped for another reason
@@ -46,11 +51,14 @@ class Cases:
 def read(lines):
     """Cases from a console log (an iterable of lines)."""
     c = Cases()
-    power = False
+    power = clean = False
     for line in lines:
         line = line.rstrip("\r\n")
         if POWER_RE.match(line):
             power = True
+            continue
+        if CLEAN_RE.match(line):
+            clean = True
             continue
         m = TAP_RE.match(line)
         if not m:
@@ -70,10 +78,12 @@ def read(lines):
             c.skipped.append((m.group("case"), rest[len(SKIP):]))
         elif power:
             c.passed.append(m.group("case"))
-        else:
+        elif clean:
             c.unproven.append(m.group("case"))
+        else:
+            c.other.append(m.group("case"))
         # Notes belong to the case whose TAP line follows them.
-        power = False
+        power = clean = False
     return c
 
 
