@@ -144,8 +144,7 @@ static int setup(struct detect_run *d, struct detect_result *r)
                 return -ENOMEM;
     if ( d->ops & DETECT_OP_TABLE )
         for ( unsigned int i = 0; i < TABLE_SLOTS; i++ )
-            if ( add_fault_slot(d, TABLE_VA + i * SUPERPAGE_SIZE,
-                                TABLE_ID + i, true) )
+            if ( add_fault_slot(d, TABLE_SLOT_VA(i), TABLE_ID + i, true) )
                 return -ENOMEM;
     if ( d->ops & DETECT_OP_HUGE )
     {
