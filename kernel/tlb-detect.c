@@ -266,6 +266,9 @@ static void collect(struct detect_run *d, struct detect_result *r)
     this_cpu()->flush.stale_reads += r->stale_user + r->stale_kernel;
 }
 
+/* How often a run says how far it got. */
+#define PROGRESS_MS 20000
+
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
 {
     struct detect_run *d = kzalloc(sizeof(*d));
@@ -273,7 +276,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     cpumask_t remap_cpus;
     unsigned int cpu, nrem = 0, idx = 0, nk = 0;
     enum tlb_inject boot_inject = TLB_INJECT_NONE;
-    uint64_t waited, last, since;
+    uint64_t waited, last, since, said;
     int rc;
 
     memset(r, 0, sizeof(*r));
@@ -357,7 +360,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
      * own timeout bounds the whole), or at a stale read when asked.
      */
     last = 0;
-    since = d->start;
+    since = said = d->start;
     while ( !READ_ONCE(d->stop) && !detect_run_over(d) )
     {
         uint64_t now = rdtsc(), n = READ_ONCE(d->flushes);
@@ -371,6 +374,21 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         {
             r->stalled_ms = cycles_to_ns(now - since) / 1000000;
             break;
+        }
+        /*
+         * A long run says now and then how far it got: a user sees it
+         * move, and under nested KVM L1 stops a guest silent for 60 s
+         * (tools/kvm-l1-init, KVMRUN_SILENT).  Not a verdict.
+         */
+        if ( now - said >= ms_to_cycles(PROGRESS_MS) )
+        {
+            printk("# tlb detector: %lu of %lu flushes checked (%lu not) "
+                   "in %lu s\n", (unsigned long)n,
+                   (unsigned long)cfg->flushes,
+                   (unsigned long)READ_ONCE(d->unchecked),
+                   (unsigned long)(cycles_to_ns(now - d->start) /
+                                   1000000000));
+            said = now;
         }
         /*
          * Seldom: each look is a switch on CPU0, a reader's CPU, and
