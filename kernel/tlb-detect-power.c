@@ -68,7 +68,8 @@ static bool fits(const struct detect_place *p, unsigned int ncpus)
     return p->remappers && p->remappers < ncpus;
 }
 
-static bool same(const struct detect_place *a, const struct detect_place *b)
+bool detect_place_equal(const struct detect_place *a,
+                        const struct detect_place *b)
 {
     return a->remappers == b->remappers && a->spin == b->spin &&
            a->away == b->away;
@@ -97,11 +98,39 @@ unsigned int detect_places(struct detect_place *out, unsigned int max,
         if ( !fits(&more[i], ncpus) )
             continue;
         for ( unsigned int j = 0; j < n && !seen; j++ )
-            seen = same(&out[j], &more[i]);
+            seen = detect_place_equal(&out[j], &more[i]);
         if ( !seen )
             out[n++] = more[i];
     }
     return n;
+}
+
+static int find_place(const struct detect_place *places, unsigned int n,
+                      const struct detect_place *pref, bool exact)
+{
+    for ( unsigned int i = 0; i < n; i++ )
+        if ( exact ? detect_place_equal(&places[i], pref)
+                   : places[i].spin == pref->spin &&
+                         places[i].away == pref->away )
+            return i;
+    return -1;
+}
+
+bool detect_places_prefer(struct detect_place *places, unsigned int n,
+                          const struct detect_place *pref)
+{
+    int i = find_place(places, n, pref, true);
+    struct detect_place p;
+
+    if ( i < 0 )
+        i = find_place(places, n, pref, false);
+    if ( i < 0 )
+        return false;
+    p = places[i];
+    for ( ; i; i-- )
+        places[i] = places[i - 1];
+    places[0] = p;
+    return true;
 }
 
 size_t detect_place_format(char *buf, size_t len, const struct detect_place *p,

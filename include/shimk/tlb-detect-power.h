@@ -73,6 +73,20 @@ unsigned int detect_places(struct detect_place *out, unsigned int max,
                            const struct detect_place *configured,
                            unsigned int ncpus);
 
+bool detect_place_equal(const struct detect_place *a,
+                        const struct detect_place *b);
+
+/*
+ * Move pref to the front of the n placements, the others keeping their
+ * order; if it is not among them, the first whose readers go as pref's
+ * do (spinning or not, off the controller's CPU or not).  pref is what
+ * an earlier case of the same boot chose, perhaps with another remapper
+ * count: the placements it found blind need not be measured again.
+ * True if one matched.
+ */
+bool detect_places_prefer(struct detect_place *places, unsigned int n,
+                          const struct detect_place *pref);
+
 /* "readers spinning on CPU2-3, remappers on CPU0-1 (away from CPU0)". */
 size_t detect_place_format(char *buf, size_t len, const struct detect_place *p,
                            const cpumask_t *remap, const cpumask_t *readers);

@@ -138,6 +138,14 @@ struct power
 /* A control stalls only if its readers stopped: it needs no long wait. */
 #define CONTROL_MS 20000
 
+/*
+ * The placement the last case of this boot chose, tried first by the
+ * next (where it fits): the placements it found blind are not measured
+ * again for every case.
+ */
+static struct detect_place chosen_before;
+static const char *chosen_for;
+
 static void note_control(const char *what, unsigned int i, unsigned int n,
                          const struct power *pw, const struct detect_result *r)
 {
@@ -195,6 +203,10 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
     n = detect_places(places, DETECT_MAX_PLACES, &cfg->place,
                       nr_cpus_online);
     pw->places = n;
+    if ( chosen_for && detect_places_prefer(places, n, &chosen_before) &&
+         !detect_place_equal(&places[0], &cfg->place) )
+        ktest_note("%s: trying first readers as %s chose them in this boot",
+                   what, chosen_for);
     if ( pw->boot_bug )
         ktest_note("the boot injects tlb-inject=%s: the controls run with "
                    "it, and are the run", tlb_inject_name(boot));
@@ -225,6 +237,11 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
             break;
     }
     pw->chosen = detect_power_choose(pw->ctl, pw->n);
+    if ( pw->chosen >= 0 )
+    {
+        chosen_before = pw->ctl[pw->chosen].place;
+        chosen_for = what;
+    }
     if ( pw->chosen >= 0 && !pw->boot_bug )
     {
         const struct detect_power *p = &pw->ctl[pw->chosen];

@@ -160,6 +160,38 @@ static void every_listed_place_fits(void **state)
             }
 }
 
+/* An earlier case's choice goes first, the rest keep their order. */
+static void a_preferred_place_goes_first(void **state)
+{
+    struct detect_place p[4] = { PLACE(2, false, false),
+                                 PLACE(2, true, false),
+                                 PLACE(1, true, false),
+                                 PLACE(1, true, true) };
+    struct detect_place pref = PLACE(1, true, false);
+
+    assert_true(detect_places_prefer(p, 4, &pref));
+    same(&p[0], PLACE(1, true, false));
+    same(&p[1], PLACE(2, false, false));
+    same(&p[2], PLACE(2, true, false));
+    same(&p[3], PLACE(1, true, true));
+    /* Already first: nothing moves. */
+    assert_true(detect_places_prefer(p, 4, &pref));
+    same(&p[0], PLACE(1, true, false));
+    same(&p[1], PLACE(2, false, false));
+    /* Another remapper count: the first that reads the same way. */
+    pref = PLACE(2, true, true);
+    assert_true(detect_places_prefer(p, 4, &pref));
+    same(&p[0], PLACE(1, true, true));
+    same(&p[1], PLACE(1, true, false));
+    /* None reads that way: nothing moves. */
+    struct detect_place q[2] = { PLACE(1, false, false),
+                                 PLACE(1, true, false) };
+    pref = PLACE(1, true, true);
+    assert_false(detect_places_prefer(q, 2, &pref));
+    same(&q[0], PLACE(1, false, false));
+    assert_false(detect_places_prefer(q, 0, &pref));
+}
+
 static void place_format_names_both_sides(void **state)
 {
     cpumask_t online = cpus(4), m, r;
@@ -293,6 +325,7 @@ int main(void)
         cmocka_unit_test(misfits_are_refused),
         cmocka_unit_test(places_in_order_without_repeats),
         cmocka_unit_test(every_listed_place_fits),
+        cmocka_unit_test(a_preferred_place_goes_first),
         cmocka_unit_test(place_format_names_both_sides),
         cmocka_unit_test(walk_catches_are_not_tlb_reads),
         cmocka_unit_test(choose_first_enough_else_most),
