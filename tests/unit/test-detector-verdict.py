@@ -19,10 +19,11 @@ def fixture(name):
 
 
 # Recorded from real runs of ktest=tlb-detector: tcg with 4 vCPUs (every
-# control saw hundreds of stale reads at once); kvm-nested with 2 (weak
-# controls: the placement with the most was chosen); xl with 3 vCPUs and
-# tlb-skip-remote=1 (the first user's negative control, now failing); tcg
-# with 1 vCPU (no remote flush: every case inconclusive, shimk exits 38).
+# control saw hundreds of stale reads at once); kvm-nested with 2 (the
+# kvm-nested-detector row: a few dozen, and spinning readers for 2M, with
+# progress lines); xl with 3 vCPUs and tlb-skip-remote=1 (the first
+# user's negative control, now failing, the placements tried in turn);
+# tcg with 1 vCPU (no remote flush: every case inconclusive, exit 38).
 TCG = fixture("detector-tcg4-pass.txt")
 NESTED = fixture("detector-kvm-nested-pass.txt")
 XL_NEG = fixture("detector-xl3-negative.txt")
