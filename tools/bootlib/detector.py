@@ -45,7 +45,12 @@ class Cases:
         self.others_failed = 0
 
     def why(self):
-        return "; ".join("%s: %s" % c for c in self.inconclusive)
+        """The kernel's reasons, each once, with the cases it gave it."""
+        cases = {}
+        for case, why in self.inconclusive:
+            cases.setdefault(why, []).append(case)
+        return "; ".join("%s: %s" % (", ".join(c), why)
+                         for why, c in cases.items())
 
 
 def read(lines):
