@@ -34,6 +34,7 @@ obj-y += kernel/run-list.o
 obj-y += kernel/tlb-detect.o
 obj-y += kernel/tlb-detect-read.o
 obj-y += kernel/tlb-detect-change.o
+obj-y += kernel/tlb-detect-power.o
 obj-y += kernel/bench-stats.o
 obj-y += kernel/tlbbench/run.o
 obj-y += kernel/tlbbench/output.o

@@ -348,7 +348,11 @@ void detect_stop_run(struct detect_run *d)
 
 bool detect_run_over(struct detect_run *d)
 {
-    return READ_ONCE(d->flushes) >= d->cfg->flushes;
+    uint64_t n = READ_ONCE(d->flushes);
+
+    return n >= d->cfg->flushes ||
+           (d->cfg->most_flushes &&
+            n + READ_ONCE(d->unchecked) >= d->cfg->most_flushes);
 }
 
 void detect_remapper(void *arg)
@@ -361,13 +365,14 @@ void detect_remapper(void *arg)
     {
         /* Item i belongs to remapper i % remappers: one writer each. */
         for ( unsigned int i = ra->index; i < d->nitems && !READ_ONCE(d->stop);
-              i += d->cfg->remappers )
+              i += d->cfg->place.remappers )
         {
             visit(d, &d->item[i], &iter);
             /* Here, not in the controller: a spinning reader may hold
                the controller's CPU for a whole time slice. */
             if ( detect_run_over(d) ||
-                 (d->cfg->stop_on_stale && detect_total_stale(d)) )
+                 (d->cfg->stop_after &&
+                  detect_total_stale(d) >= d->cfg->stop_after) )
                 detect_stop_run(d);
             /* Let this CPU's readers run too. */
             if ( !(++visits % 16) )

@@ -39,9 +39,9 @@ uint_param("tlb-detect-burst", detect_burst, 1, 1000000);
  * At the top burst readers never halt, and never yield either: under
  * Xen a context switch writes MSRs, each write an exit, which empties
  * the TLB there too.  Then each reader CPU gets one reader, kernel or
- * user in turn, rather than two that would share it.
+ * user in turn, rather than two that would share it.  A run's placement
+ * may ask for that whatever the option (detect_place.spin).
  */
-#define SPIN_BURST 1000000
 bool detect_readers_spin(void)
 {
     return detect_burst >= SPIN_BURST;
@@ -260,9 +260,9 @@ void detect_kernel_reader(void *arg)
         }
         WRITE_ONCE(r->rounds, r->rounds + 1);
         /* As user/detect.c: halt after a burst, else let the other run. */
-        if ( !(++rounds % detect_burst) && detect_pace_us )
-            thread_sleep_us(detect_pace_us);
-        else if ( !detect_readers_spin() )
+        if ( !(++rounds % d->burst) && d->pace_us )
+            thread_sleep_us(d->pace_us);
+        else if ( !d->spin )
             yield();
     }
     r->running = 0;

@@ -10,13 +10,32 @@
 #include <asm/page.h>
 #include "../user/programs.h"
 
-/* Layout and sizes: kernel/tlb-detect.c says what each kind is for. */
-#define CONTROL_VA  (USER_ARGS_VA + 0x10000)
-#define SLOT_VA     (USER_HEAP_VA + 0x40000000)
-#define FAULT_VA    (SLOT_VA + 0x400000)            /* one 2 MiB region */
-#define TABLE_VA    (SLOT_VA + 0x600000)            /* one region each */
-#define HUGE_VA     (SLOT_VA + 0x1000000)
-#define KWINDOW     (IOREMAP_BASE + (256ull << 30))
+/*
+ * Layout and sizes: kernel/tlb-detect.c says what each kind is for.
+ *
+ * Every L0 here runs the vCPUs in QEMU TCG, whose software TLB is
+ * direct-mapped per MMU mode: a page goes to the entry its page number
+ * modulo the table's size names (accel/tcg/cputlb.c, tlb_index(); at
+ * least 64 entries, CPU_TLB_DYN_MIN_BITS), behind an 8-entry victim
+ * TLB.  Pages a reader reads every round must not share an entry, or its
+ * own reads evict what a missed flush left behind: with the kernel
+ * slots on the user slots' entries (both windows 1 GiB aligned) a kernel
+ * reader under Xen saw no stale read at all with every remote flush
+ * left out, and 27,232 in 4 flushes without the kernel slots.  So each
+ * kind has its own entries ("colours"), modulo 64: 0 and 63 the 2 MiB
+ * slot's two tags, 1-16 the user slots (up to 1-32 in lazy mode), 17-24
+ * the fault slots, 25-26 the table slots, 33-48 the kernel slots, 60 the
+ * control page (a ring-3 reader's: the kernel ones read it elsewhere).
+ */
+#define COLOUR(n)   ((n) * PAGE_SIZE)
+#define CONTROL_VA  (USER_ARGS_VA + COLOUR(60))
+#define SLOTS_BASE  (USER_HEAP_VA + 0x40000000)
+#define SLOT_VA     (SLOTS_BASE + COLOUR(1))
+#define FAULT_VA    (SLOTS_BASE + 0x400000 + COLOUR(17)) /* one 2 MiB region */
+#define TABLE_VA    (SLOTS_BASE + 0x600000)         /* one region each: */
+#define TABLE_SLOT_VA(i) (TABLE_VA + (i) * SUPERPAGE_SIZE + COLOUR(25 + (i)))
+#define HUGE_VA     (SLOTS_BASE + 0x1000000)
+#define KWINDOW     (IOREMAP_BASE + (256ull << 30) + COLOUR(33))
 #define FAULT_SLOTS 8
 #define TABLE_SLOTS 2
 #define FAULT_ID    0x1000u                         /* tags' slot field */
@@ -80,6 +99,8 @@ struct detect_run
     volatile uint64_t ops_done[NR_DETECT_OPS];
     volatile uint64_t checked_on[NR_CPUS];
     volatile bool stop;
+    bool spin;                      /* readers never halt nor yield */
+    unsigned int burst, pace_us;    /* else: rounds, then a halt */
     uint64_t start;                 /* TSC, CPU0's */
     uint64_t stall;                 /* TSC: the most a run may go with no
                                        checked flush */
@@ -100,8 +121,11 @@ struct remapper_arg
 /* Readers' pacing (tlb-detect-burst=, tlb-detect-pace-us=). */
 extern unsigned int detect_pace_us, detect_burst;
 
-/* At the top burst readers spin alone on their CPU (tlb-detect-read.c). */
-bool detect_readers_spin(void);
+/*
+ * At this burst readers spin alone on their CPU (tlb-detect-read.c):
+ * the option's top, and what a spinning placement sets.
+ */
+#define SPIN_BURST 1000000u
 
 /* kernel/tlb-detect-read.c: one kernel reader, on its CPU. */
 void detect_kernel_reader(void *arg);

@@ -14,7 +14,9 @@
 #include <shimk/task.h>
 #include <shimk/time.h>
 #include <shimk/tlb-detect.h>
+#include <shimk/tlb-detect-power.h>
 #include <asm/extable.h>
+#include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -107,8 +109,8 @@ static int setup(struct detect_run *d, struct detect_result *r)
     d->ctl->nslots = cfg->user_slots;
     d->ctl->slot_va = SLOT_VA;
     d->ctl->lazy = cfg->mode == DETECT_LAZY;
-    d->ctl->pace_us = detect_pace_us;
-    d->ctl->burst = detect_burst;
+    d->ctl->pace_us = d->pace_us;
+    d->ctl->burst = d->burst;
     if ( aspace_map(d->task->as, CONTROL_VA, d->ctl_pa, ORDER_4K, PROT_READ) )
         return -ENOMEM;
 
@@ -142,8 +144,7 @@ static int setup(struct detect_run *d, struct detect_result *r)
                 return -ENOMEM;
     if ( d->ops & DETECT_OP_TABLE )
         for ( unsigned int i = 0; i < TABLE_SLOTS; i++ )
-            if ( add_fault_slot(d, TABLE_VA + i * SUPERPAGE_SIZE,
-                                TABLE_ID + i, true) )
+            if ( add_fault_slot(d, TABLE_SLOT_VA(i), TABLE_ID + i, true) )
                 return -ENOMEM;
     if ( d->ops & DETECT_OP_HUGE )
     {
@@ -171,17 +172,26 @@ static int setup(struct detect_run *d, struct detect_result *r)
     return 0;
 }
 
+/*
+ * Unmap the kernel slots, flush, and only then free their frames: an
+ * entry left on another CPU must not reach a frame already reused.
+ */
 static void teardown(struct detect_run *d)
 {
+    paddr_t old[DETECT_SLOTS_MAX];
+    unsigned int n = 0;
+
     for ( unsigned int s = 0; s < d->cfg->kernel_slots; s++ )
     {
-        uint64_t old;
+        uint64_t e;
 
         if ( !pt_unmap(kernel_root, KWINDOW + s * PAGE_SIZE, PT_ORDER_4K,
-                       &old) )
-            frame_free(old & PTE_ADDR_MASK);
+                       &e) )
+            old[n++] = e & PTE_ADDR_MASK;
     }
     flush_area_mask(&cpu_online_mask, NULL, FLUSH_TLB_GLOBAL);
+    for ( unsigned int i = 0; i < n; i++ )
+        frame_free(old[i]);
     /* The control page and the slots go with the task's space. */
 }
 
@@ -219,6 +229,7 @@ static void collect(struct detect_run *d, struct detect_result *r)
 
     r->flushes = d->flushes;
     r->unchecked = d->unchecked;
+    r->spin = d->spin;
     for ( unsigned int i = 0; i < NR_DETECT_OPS; i++ )
         r->ops[i] = d->ops_done[i];
     cpumask_copy(&r->reader_cpus, &d->reader_cpus);
@@ -231,6 +242,8 @@ static void collect(struct detect_run *d, struct detect_result *r)
                                                               : CATCH_REMAP;
 
         r->reads_user += u->reads;
+        if ( u->stale )
+            cpumask_set_cpu(d->user_cpu[i], &r->stale_cpus);
         first_bad(r, d->user_cpu[i], u, c, false);
         r->stale_user += u->stale;
         r->stale_by[c] += u->stale;
@@ -240,6 +253,8 @@ static void collect(struct detect_run *d, struct detect_result *r)
         struct kreader *k = &d->kreader[cpu];
 
         r->reads_kernel += k->r.reads;
+        if ( k->r.stale )
+            cpumask_set_cpu(cpu, &r->stale_cpus);
         first_bad(r, cpu, &k->r, k->first, true);
         r->stale_kernel += k->r.stale;
         for ( unsigned int c = 0; c < NR_DETECT_CATCH; c++ )
@@ -251,50 +266,46 @@ static void collect(struct detect_run *d, struct detect_result *r)
     this_cpu()->flush.stale_reads += r->stale_user + r->stale_kernel;
 }
 
+/* How often a run says how far it got. */
+#define PROGRESS_MS 20000
+
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
 {
     struct detect_run *d = kzalloc(sizeof(*d));
     struct thread *kreaders[NR_CPUS];
     cpumask_t remap_cpus;
     unsigned int cpu, nrem = 0, idx = 0, nk = 0;
+    enum tlb_inject boot_inject = TLB_INJECT_NONE;
     uint64_t waited, last, since, said;
     int rc;
 
     memset(r, 0, sizeof(*r));
     if ( cfg->user_slots > DETECT_SLOTS_MAX ||
-         cfg->kernel_slots > DETECT_SLOTS_MAX || !cfg->remappers )
-        return -EINVAL;
-    d->cfg = cfg;
-    d->stall = ms_to_cycles(cfg->max_ms);
-    rc = setup(d, r);
-    if ( rc )
-        return rc;
-
-    /*
-     * Remappers from CPU1 up (CPU0 when alone), readers everywhere else:
-     * a remapper sharing its CPU with readers would get a slice in
-     * three, and fewer flushes would be checked.
-     */
-    cpumask_clear(&remap_cpus);
-    for_each_cpu ( cpu, &cpu_online_mask )
+         cfg->kernel_slots > DETECT_SLOTS_MAX || cfg->inject >= NR_TLB_INJECT )
     {
-        if ( cpumask_weight(&remap_cpus) == cfg->remappers )
-            break;
-        if ( cpu == 0 && nr_cpus_online > 1 )
-            continue;
-        cpumask_set_cpu(cpu, &remap_cpus);
-    }
-    if ( cpumask_weight(&remap_cpus) < cfg->remappers )
-    {
-        teardown(d);
-        task_kill(d->task);
-        task_wait(d->task, WAIT_BOUND_MS);
         kfree(d);
         return -EINVAL;
     }
-    cpumask_andnot(&d->reader_cpus, &cpu_online_mask, &remap_cpus);
-    if ( cpumask_empty(&d->reader_cpus) )
-        cpumask_copy(&d->reader_cpus, &cpu_online_mask);
+    /*
+     * Remappers and readers on their own CPUs (detect_place_cpus()): a
+     * remapper sharing its CPU with readers would get a slice in three,
+     * and fewer flushes would be checked.
+     */
+    if ( !detect_place_cpus(&cfg->place, &cpu_online_mask, smp_processor_id(),
+                            &remap_cpus, &d->reader_cpus) )
+    {
+        kfree(d);
+        return -EINVAL;
+    }
+    d->cfg = cfg;
+    d->stall = ms_to_cycles(cfg->max_ms);
+    d->spin = cfg->place.spin || detect_readers_spin();
+    d->burst = d->spin ? SPIN_BURST : detect_burst;
+    d->pace_us = detect_pace_us;
+    rc = setup(d, r);
+    if ( rc )
+        return rc;
+    cpumask_copy(&r->remap_cpus, &remap_cpus);
 
     /*
      * Readers: one user thread and one kernel thread on each such CPU;
@@ -303,7 +314,7 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
      */
     for_each_cpu ( cpu, &d->reader_cpus )
     {
-        bool spin = detect_readers_spin(), user, kernel;
+        bool spin = d->spin, user, kernel;
 
         user = cfg->user_slots && idx < DETECT_READERS_MAX &&
                (!spin || (nk & 1));
@@ -327,6 +338,12 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         thread_start(kreaders[cpu]);
     }
     d->start = rdtsc();
+    /* A control's bug, from the first change on. */
+    if ( cfg->inject )
+    {
+        boot_inject = __atomic_load_n(&tlb_inject, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&tlb_inject, cfg->inject, __ATOMIC_SEQ_CST);
+    }
     for_each_cpu ( cpu, &remap_cpus )
     {
         struct remapper_arg *ra = kmalloc(sizeof(*ra));
@@ -359,17 +376,19 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
             break;
         }
         /*
-         * A mode ends only when its flushes are done, however slow the
-         * host: say how far it got now and then, so that the runner's
-         * silence bound (tools/bootlib/bounds.py) never takes a slow
-         * mode for a hang.
+         * A long run says now and then how far it got: a user sees it
+         * move, and under nested KVM L1 stops a guest silent for 60 s
+         * (tools/kvm-l1-init, KVMRUN_SILENT).  Not a verdict.
          */
-        if ( now - said >= ms_to_cycles(DETECT_PROGRESS_MS) )
+        if ( now - said >= ms_to_cycles(PROGRESS_MS) )
         {
+            printk("# tlb detector: %lu of %lu flushes checked (%lu not) "
+                   "in %lu s\n", (unsigned long)n,
+                   (unsigned long)cfg->flushes,
+                   (unsigned long)READ_ONCE(d->unchecked),
+                   (unsigned long)(cycles_to_ns(now - d->start) /
+                                   1000000000));
             said = now;
-            printk("tlb-detect: %lu of %lu flushes checked in %lu ms\n",
-                   (unsigned long)n, (unsigned long)d->cfg->flushes,
-                   (unsigned long)(cycles_to_ns(now - d->start) / 1000000));
         }
         /*
          * Seldom: each look is a switch on CPU0, a reader's CPU, and
@@ -397,6 +416,17 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
         if ( thread_join(kreaders[cpu], WAIT_BOUND_MS) )
             panic("tlb detector: kernel reader on CPU%u did not stop", cpu);
     }
+    /*
+     * Nothing changes any more: back to the boot's kernel, and no entry
+     * the bug left behind may outlive the run.  A user reader still in
+     * its last round reads through entries this flush leaves right.
+     */
+    if ( cfg->inject )
+    {
+        __atomic_store_n(&tlb_inject, boot_inject, __ATOMIC_SEQ_CST);
+        flush_area_mask(&cpu_online_mask, NULL,
+                        FLUSH_TLB_GLOBAL | FLUSH_NO_ASSIST);
+    }
 
     /* User readers exit by themselves; collect before the task goes. */
     waited = rdtsc();
@@ -422,19 +452,6 @@ int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r)
     }
     kfree(d);
     return 0;
-}
-
-static const char *const catch_names[NR_DETECT_CATCH] = {
-    [CATCH_REMAP] = "remap",
-    [CATCH_UNMAP] = "unmap",
-    [CATCH_PROTECT] = "protect",
-    [CATCH_WALK] = "table-walk",
-    [CATCH_HUGE] = "2M",
-};
-
-const char *detect_catch_name(enum detect_catch c)
-{
-    return (unsigned int)c < NR_DETECT_CATCH ? catch_names[c] : "?";
 }
 
 void detect_format(char *buf, size_t len, const struct detect_result *r)

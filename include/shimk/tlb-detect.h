@@ -36,27 +36,42 @@ enum detect_mode
 #define NR_DETECT_OPS      7        /* the six, and plain remaps */
 
 /*
- * A run in progress says how far it got at most this often (a printk
- * from its controlling thread), so that a slow mode is never silent for
- * long: tools/boot stops a run whose console is silent for its silence
- * bound (60 s under TCG and the nested KVM).
+ * Where a run's threads go (kernel/tlb-detect-power.c splits the CPUs).
+ * Remappers take the lowest CPUs but the caller's (the controller's),
+ * readers the others; with "away" the remappers start at the caller's
+ * CPU, so that no reader shares a CPU with the controller.
  */
-#define DETECT_PROGRESS_MS 10000
+struct detect_place
+{
+    unsigned int remappers;         /* CPUs remapping */
+    bool spin;                      /* readers never halt nor yield, one a
+                                       CPU (else tlb-detect-burst= says) */
+    bool away;                      /* readers off the caller's CPU */
+};
 
 struct detect_config
 {
     enum detect_mode mode;
     unsigned int user_slots;        /* pages in the task, non-global */
     unsigned int kernel_slots;      /* pages in a kernel window, global */
-    unsigned int remappers;         /* CPUs remapping, from CPU1 up */
+    struct detect_place place;
     unsigned int ops;               /* DETECT_OP_* (sync mode only) */
     uint64_t flushes;               /* stop after this many... */
     uint64_t max_ms;                /* ...or after this long without a
                                        checked one (progress stopped) */
+    uint64_t most_flushes;          /* ...or this many made, checked or
+                                       not (0: no bound): a control's */
     unsigned int full_every;        /* every n-th flush is a full one */
-    bool stop_on_stale;             /* end at the first stale read */
+    unsigned int stop_after;        /* end at this many stale reads (0:
+                                       never) */
     unsigned int walk_spins;        /* table walks' window; 0: the
                                        tlb-detect-walk-spins= option's */
+    /*
+     * A control run: this injected bug class (asm/flush-inject.h) only
+     * while the readers and remappers run, the class before it after
+     * them, with every TLB then flushed; 0 leaves the boot's alone.
+     */
+    unsigned int inject;
 };
 
 /* Stale reads, by what the reader caught. */
@@ -88,6 +103,9 @@ struct detect_result
     const char *skip_why;
     /* Per reader CPU: flushes after which that CPU read the slots. */
     cpumask_t reader_cpus;
+    cpumask_t remap_cpus;
+    cpumask_t stale_cpus;           /* reader CPUs with a stale read */
+    bool spin;                      /* the readers spun */
     uint64_t checked_on[NR_CPUS];
     /* The first stale read, for the report. */
     unsigned int bad_cpu;
@@ -110,11 +128,14 @@ void detect_check_tag(struct detect_reader *r,
                       const volatile struct detect_tag *tag, uint64_t slot,
                       uint64_t want, bool lazy);
 
-/* Run once; returns 0, or a negative errno if it could not be set up. */
+/*
+ * Run once; returns 0, or a negative errno if it could not be set up
+ * (-EINVAL: the placement does not fit the CPUs online).
+ */
 int tlb_detect_run(const struct detect_config *cfg, struct detect_result *r);
 
-/* "remap", "unmap", ... for enum detect_catch. */
-const char *detect_catch_name(enum detect_catch c);
+/* Do the options (tlb-detect-burst= at its top) ask for spinning readers? */
+bool detect_readers_spin(void);
 
 /* A line for ktest_note(): ops done, per-CPU checks, stale by kind. */
 void detect_format(char *buf, size_t len, const struct detect_result *r);

@@ -10,6 +10,7 @@
 #include <shimk/sched.h>
 #include <shimk/time.h>
 #include <shimk/tlb-detect.h>
+#include <shimk/tlb-detect-power.h>
 #include <asm/cpufeature.h>
 #include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
@@ -217,7 +218,7 @@ static struct detect_config config_for(enum tlb_inject c)
         .mode = DETECT_SYNC,
         .user_slots = 16,
         .kernel_slots = 16,
-        .remappers = nr_cpus_online > 2 ? 2 : 1,
+        .place = { .remappers = nr_cpus_online > 2 ? 2 : 1 },
         .ops = DETECT_OPS_ALL & ~DETECT_OP_HUGE,
         .full_every = 4,
         .max_ms = opt_ms,
@@ -297,7 +298,7 @@ KTEST_FLAGS(tlb_mutation, every_class_caught, KTEST_EXPLICIT)
         /* A walk inside its window when the L0 acts is rare: more tries. */
         cfg.flushes = c == TLB_INJECT_IGNORE_NO_ASSIST ? 4ull * opt_bug
                                                        : opt_bug;
-        cfg.stop_on_stale = true;
+        cfg.stop_after = 1;
         flush_counters_total(&c0);
         __atomic_store_n(&tlb_inject, c, __ATOMIC_SEQ_CST);
         KT_ASSERT(t, !tlb_detect_run(&cfg, &bug));

@@ -8,11 +8,13 @@
 #include <shimk/cmdline.h>
 #include <shimk/image.h>
 #include <shimk/sched.h>
+#include <shimk/string.h>
 #include <shimk/syscall-abi.h>
 #include <shimk/time.h>
 #include <shimk/ktest.h>
 #include <shimk/printk.h>
 #include <shimk/tlb-detect.h>
+#include <shimk/tlb-detect-power.h>
 #include <shimk/frame.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
@@ -54,9 +56,6 @@ static bool report(struct ktest *t, const char *what,
                (unsigned long)(r->stale_user + r->stale_kernel));
     detect_format(ops, sizeof(ops), r);
     ktest_note("%s", ops);
-    if ( nr_cpus_online < 2 )
-        ktest_note("one CPU: every flush here is local; the remote checks "
-                   "are skipped (nothing remote to flush)");
     if ( r->stale_user + r->stale_kernel )
     {
         ktest_fail(t, __FILE__, __LINE__, "%lu stale reads (%s): first a "
@@ -118,6 +117,195 @@ static void note_timers(const struct sched_timer_stats *a,
     ktest_note("scheduler: %s", counts);
 }
 
+/*
+ * The detector's power (shimk/tlb-detect-power.h): before a case's clean
+ * runs, short control runs with every remote flush left out (or with
+ * the bug the boot itself injects), one placement after another, until
+ * one sees enough stale reads through a TLB.  Its placement is the
+ * clean runs'; where none sees any, the case is inconclusive.
+ */
+struct power
+{
+    struct detect_power ctl[DETECT_MAX_PLACES];
+    unsigned int n;                 /* controls run */
+    unsigned int places;            /* placements there were to try */
+    int chosen;                     /* believed, or -1 */
+    bool boot_bug;                  /* the boot injects a bug itself */
+    enum tlb_inject inject;         /* the controls' bug */
+    char why[160];                  /* when inconclusive */
+};
+
+/* A control stalls only if its readers stopped: it needs no long wait. */
+#define CONTROL_MS 20000
+
+/*
+ * The placement the last case of this boot chose, tried first by the
+ * next (where it fits): the placements it found blind are not measured
+ * again for every case.
+ */
+static struct detect_place chosen_before;
+static const char *chosen_for;
+
+static void note_control(const char *what, unsigned int i, unsigned int n,
+                         const struct power *pw, const struct detect_result *r)
+{
+    const struct detect_power *p = &pw->ctl[i];
+    char place[160], kinds[96] = "", cpus[64];
+    size_t k = 0;
+
+    detect_place_format(place, sizeof(place), &p->place, &r->remap_cpus,
+                        &r->reader_cpus);
+    for ( unsigned int c = 0; c < NR_DETECT_CATCH && k < sizeof(kinds); c++ )
+        if ( p->by[c] )
+            k += ksnprintf(kinds + k, sizeof(kinds) - k, "%s%s %lu",
+                           k ? ", " : "", detect_catch_name(c),
+                           (unsigned long)p->by[c]);
+    cpumask_format(cpus, sizeof(cpus), &p->stale_cpus);
+    ktest_note("control %u of %u for %s (%s injected; %s): %lu stale reads"
+               "%s%s%s%s%s in %lu flushes checked (%lu not), %lu ms%s",
+               i + 1, n, what, tlb_inject_name(pw->inject), place,
+               (unsigned long)p->stale, k ? " (" : "", kinds, k ? ")" : "",
+               p->stale ? " on CPU" : "", p->stale ? cpus : "",
+               (unsigned long)p->flushes, (unsigned long)p->unchecked,
+               (unsigned long)p->ms,
+               p->stalled_ms ? " (progress stopped)" : "");
+    if ( p->stale )
+        ktest_note("control %u: first a %s catch in %s mode on CPU%u, slot "
+                   "%#lx gen %lu, wanted gen %lu", i + 1,
+                   detect_catch_name(r->bad_catch),
+                   r->bad_kernel_mode ? "kernel" : "user", r->bad_cpu,
+                   (unsigned long)r->bad_slot, (unsigned long)r->bad_gen,
+                   (unsigned long)r->want_gen);
+}
+
+/*
+ * Run the controls for cfg and put the chosen placement in it.  False
+ * if a control could not run (the case has failed).
+ */
+static bool measure_power(struct ktest *t, struct detect_config *cfg,
+                          const char *what, struct power *pw)
+{
+    struct detect_place places[DETECT_MAX_PLACES];
+    enum tlb_inject boot = __atomic_load_n(&tlb_inject, __ATOMIC_SEQ_CST);
+    unsigned int n;
+
+    memset(pw, 0, sizeof(*pw));
+    pw->chosen = -1;
+    pw->boot_bug = boot != TLB_INJECT_NONE;
+    pw->inject = pw->boot_bug ? boot : TLB_INJECT_SKIP_REMOTE;
+    if ( nr_cpus_online < 2 )
+    {
+        ksnprintf(pw->why, sizeof(pw->why), "inconclusive: one CPU, so "
+                  "every flush is local and no control can leave out a "
+                  "remote one");
+        return true;
+    }
+    n = detect_places(places, DETECT_MAX_PLACES, &cfg->place,
+                      nr_cpus_online);
+    pw->places = n;
+    if ( chosen_for && detect_places_prefer(places, n, &chosen_before) &&
+         !detect_place_equal(&places[0], &cfg->place) )
+        ktest_note("%s: trying first readers as %s chose them in this boot",
+                   what, chosen_for);
+    if ( pw->boot_bug )
+        ktest_note("the boot injects tlb-inject=%s: the controls run with "
+                   "it, and are the run", tlb_inject_name(boot));
+    for ( unsigned int i = 0; i < n; i++ )
+    {
+        struct detect_config c = *cfg;
+        struct detect_result r;
+        int rc;
+
+        c.place = places[i];
+        c.flushes = DETECT_CONTROL_FLUSHES;
+        c.most_flushes = DETECT_CONTROL_MOST;
+        c.stop_after = DETECT_CONTROL_STALE;
+        c.inject = pw->inject;
+        c.max_ms = cfg->max_ms < CONTROL_MS ? cfg->max_ms : CONTROL_MS;
+        rc = tlb_detect_run(&c, &r);
+        if ( rc )
+        {
+            ktest_fail(t, __FILE__, __LINE__, "control %u of %u for %s "
+                       "could not run: %d", i + 1, n, what, rc);
+            return false;
+        }
+        detect_power_from(&pw->ctl[i], &places[i], &r);
+        pw->n = i + 1;
+        note_control(what, i, n, pw, &r);
+        if ( pw->boot_bug ? pw->ctl[i].stale > 0
+                          : detect_power_enough(&pw->ctl[i]) )
+            break;
+    }
+    pw->chosen = detect_power_choose(pw->ctl, pw->n);
+    if ( pw->chosen >= 0 )
+    {
+        chosen_before = pw->ctl[pw->chosen].place;
+        chosen_for = what;
+    }
+    if ( pw->chosen >= 0 && !pw->boot_bug )
+    {
+        const struct detect_power *p = &pw->ctl[pw->chosen];
+        cpumask_t remap, readers;
+        char place[160];
+
+        cfg->place = p->place;
+        detect_place_cpus(&p->place, &cpu_online_mask, smp_processor_id(),
+                          &remap, &readers);
+        detect_place_format(place, sizeof(place), &p->place, &remap,
+                            &readers);
+        ktest_note("power: %s: with %s injected the detector saw %lu stale "
+                   "reads through a TLB in %lu flushes; the clean runs go "
+                   "there (placement %d of %u%s): %s", what,
+                   tlb_inject_name(pw->inject), (unsigned long)p->tlb_stale,
+                   (unsigned long)p->flushes, pw->chosen + 1, pw->places,
+                   pw->chosen ? ", those before it saw fewer" : "", place);
+    }
+    else if ( !pw->boot_bug )
+        detect_power_why(pw->why, sizeof(pw->why),
+                         tlb_inject_name(pw->inject), pw->ctl, pw->n);
+    return true;
+}
+
+/*
+ * The boot injects a bug itself (a negative control given by the user):
+ * the controls were the run.  Any stale read fails it, as it must; none
+ * in any placement is inconclusive, never a pass.
+ */
+static void boot_bug_verdict(struct ktest *t, struct power *pw,
+                             const char *what)
+{
+    uint64_t stale = 0;
+
+    if ( !pw->n )
+    {
+        ktest_skip(t, "%s", pw->why);
+        return;
+    }
+    for ( unsigned int i = 0; i < pw->n; i++ )
+        stale += pw->ctl[i].stale;
+    if ( detect_verdict(pw->ctl, pw->n, pw->chosen, true, 0) == DETECT_FAIL )
+    {
+        ktest_fail(t, __FILE__, __LINE__, "%lu stale reads (%s) with "
+                   "tlb-inject=%s given at boot: the detector sees the "
+                   "injected bug (placement %u of %u)", (unsigned long)stale,
+                   what, tlb_inject_name(pw->inject), pw->n, pw->places);
+        return;
+    }
+    detect_power_why(pw->why, sizeof(pw->why), tlb_inject_name(pw->inject),
+                     pw->ctl, pw->n);
+    ktest_skip(t, "%s", pw->why);
+}
+
+/* After the clean runs: a pass only where a control saw what it plants. */
+static void power_verdict(struct ktest *t, const struct power *pw)
+{
+    if ( t->failed )
+        return;
+    if ( detect_verdict(pw->ctl, pw->n, pw->chosen, false, 0) ==
+         DETECT_INCONCLUSIVE )
+        ktest_skip(t, "%s", pw->why);
+}
+
 static void apply(const struct combo *c)
 {
     tlb_set_global_pages(c->pge);
@@ -140,12 +328,14 @@ KTEST(tlb_detector, sync_every_mode)
         .mode = DETECT_SYNC,
         .user_slots = 16,
         .kernel_slots = 16,
-        .remappers = nr_cpus_online > 2 ? 2 : 1,
+        .place = { .remappers = nr_cpus_online > 2 ? 2 : 1,
+                   .spin = detect_readers_spin() },
         .ops = opt_ops,
         .full_every = 4,
     };
     struct flush_counters before, after;
     struct sched_timer_stats tm0, tm1;
+    struct power pw;
     uint64_t total = 0;
 
     for ( unsigned int pge = 0; pge < 2; pge++ )
@@ -160,6 +350,13 @@ KTEST(tlb_detector, sync_every_mode)
     cfg.flushes = (opt_flushes + n - 1) / n;
     cfg.max_ms = opt_ms / n;
 
+    if ( !measure_power(t, &cfg, "sync", &pw) )
+        return;
+    if ( pw.boot_bug )
+    {
+        boot_bug_verdict(t, &pw, "sync");
+        return;
+    }
     flush_counters_total(&before);
     sched_timer_stats(&tm0);
     for ( unsigned int i = 0; i < n; i++ )
@@ -226,6 +423,7 @@ KTEST(tlb_detector, sync_every_mode)
                "skips %lu", (unsigned long)total, n,
                (unsigned long)(after.clock_wraps - before.clock_wraps),
                (unsigned long)(after.clock_skips - before.clock_skips));
+    power_verdict(t, &pw);
 }
 
 /*
@@ -237,22 +435,31 @@ KTEST(tlb_detector, huge_remap)
     struct detect_config cfg = {
         .mode = DETECT_SYNC,
         .user_slots = 4,
-        .remappers = 1,
+        .place = { .remappers = 1, .spin = detect_readers_spin() },
         .ops = DETECT_OP_HUGE,
         /* Each remap clears a fresh 2 MiB frame: slow under nesting. */
         .flushes = opt_flushes / 20 > 100 ? opt_flushes / 20 : 100,
         .max_ms = opt_ms / 4,
     };
     struct detect_result r;
+    struct power pw;
 
     if ( frames_2m_free() < 2 )
         KT_SKIP(t, "needs two free 2 MiB frames, %u are", frames_2m_free());
+    if ( !measure_power(t, &cfg, "2M", &pw) )
+        return;
+    if ( pw.boot_bug )
+    {
+        boot_bug_verdict(t, &pw, "2M");
+        return;
+    }
     KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
     if ( r.skipped_ops )
         KT_SKIP(t, "2 MiB remaps skipped: %s", r.skip_why);
     if ( !report(t, "2M", &r, cfg.flushes) )
         return;
     KT_ASSERTF(t, r.ops[5] > 0, "no 2 MiB remap was made");
+    power_verdict(t, &pw);
 }
 
 /*
@@ -266,14 +473,23 @@ KTEST(tlb_detector, lazy_free_reuse_via_clock)
         .mode = DETECT_LAZY,
         .user_slots = 32,
         .kernel_slots = 0,
-        .remappers = nr_cpus_online > 2 ? 2 : 1,
+        .place = { .remappers = nr_cpus_online > 2 ? 2 : 1,
+                   .spin = detect_readers_spin() },
         .flushes = opt_flushes / 4,
         .max_ms = opt_ms / 4,
     };
     struct frame_reuse_stats before, after;
     struct sched_timer_stats tm0, tm1;
     struct detect_result r;
+    struct power pw;
 
+    if ( !measure_power(t, &cfg, "lazy", &pw) )
+        return;
+    if ( pw.boot_bug )
+    {
+        boot_bug_verdict(t, &pw, "lazy");
+        return;
+    }
     frames_reuse_stats(&before);
     sched_timer_stats(&tm0);
     KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
@@ -288,6 +504,86 @@ KTEST(tlb_detector, lazy_free_reuse_via_clock)
                (unsigned long)(after.cpus_skipped - before.cpus_skipped),
                (unsigned long)(after.cpus_considered - before.cpus_considered),
                (unsigned long)(after.flushes - before.flushes));
+    power_verdict(t, &pw);
+}
+
+/*
+ * The controls' machinery, cheaply: every placement a case may try
+ * splits the CPUs as detect_place_cpus() says, spins its readers when
+ * asked, and checks flushes on every reader CPU; a control's bug is
+ * gone after its run (the boot's class back), and a clean run right
+ * after it finds nothing the bug left behind.
+ */
+KTEST(tlb_detector, control_and_placements)
+{
+    struct detect_config cfg = {
+        .mode = DETECT_SYNC,
+        .user_slots = 8,
+        .kernel_slots = 8,
+        .place = { .remappers = nr_cpus_online > 2 ? 2 : 1,
+                   .spin = detect_readers_spin() },
+        .flushes = 10,
+        .max_ms = CONTROL_MS,
+        .full_every = 4,
+    };
+    struct detect_place places[DETECT_MAX_PLACES];
+    enum tlb_inject boot = __atomic_load_n(&tlb_inject, __ATOMIC_SEQ_CST);
+    struct detect_result r;
+    uint64_t stale;
+    unsigned int n, cpu;
+    char place[160];
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "one CPU: one placement, and no remote flush to leave "
+                "out");
+    if ( boot != TLB_INJECT_NONE )
+        KT_SKIP(t, "the boot injects tlb-inject=%s: no run here is clean",
+                tlb_inject_name(boot));
+    n = detect_places(places, DETECT_MAX_PLACES, &cfg.place, nr_cpus_online);
+    for ( unsigned int i = 0; i < n; i++ )
+    {
+        cpumask_t remap, readers;
+        char a[64], b[64];
+
+        cfg.place = places[i];
+        KT_ASSERT(t, detect_place_cpus(&places[i], &cpu_online_mask,
+                                       smp_processor_id(), &remap, &readers));
+        KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+        KT_ASSERTF(t, cpumask_equal(&r.remap_cpus, &remap) &&
+                          cpumask_equal(&r.reader_cpus, &readers),
+                   "placement %u: remappers on CPU%s, readers on CPU%s",
+                   i + 1, cpumask_format(a, sizeof(a), &r.remap_cpus),
+                   cpumask_format(b, sizeof(b), &r.reader_cpus));
+        KT_EQ(t, r.spin, places[i].spin || detect_readers_spin());
+        for_each_cpu ( cpu, &readers )
+            KT_ASSERTF(t, r.checked_on[cpu] > 0, "placement %u: CPU%u "
+                       "checked no flush", i + 1, cpu);
+        KT_EQ(t, r.stale_user + r.stale_kernel, 0);
+    }
+
+    /* A control in the last, most sensitive placement, then clean. */
+    cfg.inject = TLB_INJECT_SKIP_REMOTE;
+    cfg.stop_after = DETECT_CONTROL_STALE;
+    cfg.flushes = DETECT_CONTROL_FLUSHES;
+    cfg.most_flushes = DETECT_CONTROL_MOST;
+    KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+    KT_EQ(t, __atomic_load_n(&tlb_inject, __ATOMIC_SEQ_CST), boot);
+    stale = r.stale_user + r.stale_kernel;
+    cfg.inject = TLB_INJECT_NONE;
+    cfg.stop_after = 0;
+    cfg.most_flushes = 0;
+    cfg.flushes = 10;
+    KT_ASSERT(t, !tlb_detect_run(&cfg, &r));
+    detect_place_format(place, sizeof(place), &cfg.place, &r.remap_cpus,
+                        &r.reader_cpus);
+    ktest_note("%u placements split and checked; a control with "
+               "skip-remote (%s) saw %lu stale reads, the clean run after "
+               "it %lu in %lu flushes", n, place, (unsigned long)stale,
+               (unsigned long)(r.stale_user + r.stale_kernel),
+               (unsigned long)r.flushes);
+    KT_ASSERTF(t, !(r.stale_user + r.stale_kernel), "%lu stale reads in "
+               "the clean run after a control: the control's bug outlived "
+               "it", (unsigned long)(r.stale_user + r.stale_kernel));
 }
 
 static volatile int irqoff_phase;

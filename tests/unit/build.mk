@@ -26,7 +26,8 @@ UNIT_SCRIPTS := tests/unit/test-xen-stall.py tests/unit/test-kvm-stall.py \
                 tests/unit/test-mutation-table.py tests/unit/test-linux-peer.py \
                 tests/unit/test-xen-triple.py tests/unit/test-memcheck.py \
                 tests/unit/test-faultdump.py tests/unit/test-bounds.py \
-                tests/unit/test-btf.py tests/unit/test-nested-verdict.py
+                tests/unit/test-btf.py tests/unit/test-nested-verdict.py \
+                tests/unit/test-detector-verdict.py
 
 define unit-rule
 $(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(UNIT_HDRS) \

@@ -113,3 +113,8 @@ unit-tests += hyperv-hcall
 unit-hyperv-hcall-src := tests/unit/test-hyperv-hcall.c guest/hyperv/hcall.c \
                          arch/x86/flush-policy.c kernel/cpumask.c \
                          kernel/vsnprintf.c
+
+unit-tests += tlb-detect-power
+unit-tlb-detect-power-src := tests/unit/test-tlb-detect-power.c \
+                             kernel/tlb-detect-power.c kernel/cpumask.c \
+                             kernel/vsnprintf.c
