@@ -159,9 +159,10 @@ def l1_is_allowed_longer_while_it_saves_memory():
     dumping = e.stage_deadline(r, 0)[0] - e.last_line
     feed(r, ["kvm-run: saving memory: 134217728 bytes"])
     saving = e.stage_deadline(r, 0)[0] - e.last_line
-    return (quiet == 60 + env_nested.L1_REPORT_S and
-            dumping == env_nested.L1_DUMP_GAP_S and
-            saving == env_nested.L1_MEM_SAVE_S)
+    # Deadlines are monotonic-clock floats: compare within a microsecond.
+    return (abs(quiet - (60 + env_nested.L1_REPORT_S)) < 1e-6 and
+            abs(dumping - env_nested.L1_DUMP_GAP_S) < 1e-6 and
+            abs(saving - env_nested.L1_MEM_SAVE_S) < 1e-6)
 
 
 @case
