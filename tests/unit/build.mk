@@ -24,7 +24,8 @@ UNIT_BINS = $(addprefix $(UNIT_DIR)/test-,$(unit-tests))
 # Tests of the Python tools, printing TAP as the cmocka binaries do.
 UNIT_SCRIPTS := tests/unit/test-xen-stall.py tests/unit/test-kvm-stall.py \
                 tests/unit/test-mutation-table.py tests/unit/test-linux-peer.py \
-                tests/unit/test-xen-triple.py
+                tests/unit/test-xen-triple.py tests/unit/test-aptsuite.py \
+                tests/unit/test-qemu-choice.py tests/unit/test-l0-rates.py
 
 define unit-rule
 $(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(UNIT_HDRS) \

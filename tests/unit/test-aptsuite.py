@@ -37,7 +37,8 @@ ONE_LINE = """\
 # deb cdrom:[Debian GNU/Linux 12]/ bookworm main
 deb-src http://src.example/debian bookworm main
 deb cdrom:[Debian GNU/Linux 12]/ bookworm main contrib
-deb [arch=amd64 signed-by=/etc/apt/keyrings/a.gpg] http://a.example/debian bookworm main non-free  # trailing
+deb [arch=amd64 signed-by=/etc/apt/keyrings/a.gpg] \
+http://a.example/debian bookworm main non-free  # trailing
 deb http://b.example/debian bookworm-updates main
 """
 
