@@ -82,7 +82,8 @@ class Apt:
         raise Skip("apt-get download %s failed" % " ".join(pkgs))
 
     def depends(self, pkg):
-        """The candidate's Depends line, or None when apt knows no pkg."""
+        """The candidate's Depends line ("" for none), or None when apt
+        knows no pkg."""
         opts, name = [], pkg
         if self.suite:
             self.suite.ensure()
@@ -94,9 +95,12 @@ class Apt:
                                stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
-            for line in r.stdout.decode().splitlines():
+            lines = r.stdout.decode().splitlines()
+            for line in lines:
                 if line.startswith("Depends: "):
                     return line[len("Depends: "):]
+            if any(line.startswith("Package: ") for line in lines):
+                return ""       # known, and depends on nothing
             if attempt == 0:
                 self.refresh("apt-cache knows no %s" % pkg)
         return None
