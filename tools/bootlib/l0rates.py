@@ -54,6 +54,8 @@ class Boot:
         self.verdict = verdicts[-1] if verdicts else "no verdict from " \
             "tools/boot"
         self.version = None
+        # The host's 1-minute load average at the end (run-matrix sets it).
+        self.load = None
         for l in stderr_lines:
             m = QEMU_NOTE_RE.match(l)
             if m:
@@ -94,7 +96,7 @@ class Boot:
                 "why": self.why, "retries": self.retries,
                 "attempts": self.attempts, "livelocks": self.livelocks(),
                 "silent_running": self.count(silent_running),
-                "secs": round(self.secs, 1)}
+                "secs": round(self.secs, 1), "load": self.load}
 
 
 def from_record(r):
@@ -107,8 +109,10 @@ def from_record(r):
         lines.append(a)
         if i < len(retries):
             lines.append("retry: " + retries[i])
-    return Boot(r["row"], r["qemu"], r["run"], r["status"], lines,
-                r.get("why", ""), r.get("secs", 0.0))
+    b = Boot(r["row"], r["qemu"], r["run"], r["status"], lines,
+             r.get("why", ""), r.get("secs", 0.0))
+    b.load = r.get("load")
+    return b
 
 
 COLUMNS = ("row", "qemu", "boots", "passed", "after-retry", "failed",
@@ -153,6 +157,9 @@ def table(boots):
         head = "%s [%s%s] run %d: %s" % (
             b.row, b.qemu, " %s" % b.version if b.version else "", b.n,
             b.outcome())
+        if b.secs:
+            head += " (%.0f s%s)" % (b.secs, ", load %.1f" % b.load
+                                     if b.load is not None else "")
         if b.status == "FAIL":
             # run-matrix's reason, and tools/boot's verdict where the
             # reason does not quote it (a passed boot whose summary or
