@@ -13,7 +13,6 @@ ELF = os.path.join(BUILD, "shimk.elf")
 # QEMU runs in ROOT and gets relative names: -initrd splits its module
 # string at the first blank, and Xen takes the first word as the file name.
 ELF_REL = os.path.join("build", "shimk.elf")
-QEMU = os.environ.get("QEMU", "qemu-system-x86_64")
 
 # After shimk reports a panic it exits by itself; this bounds the wait.
 PANIC_GRACE_S = 5.0

@@ -24,9 +24,12 @@ from bootlib.common import (BENCH_FAIL_RE, EXIT_WAIT_S, KTEST_END_RE,
 class Run:
     """One QEMU process, its console, and what was seen on it."""
 
-    def __init__(self, env, cmd, log, debugcon):
+    def __init__(self, env, cmd, log, debugcon, proc_env=None):
         self.env = env
         self.cmd = cmd
+        # QEMU's process environment (None: ours), e.g. QEMU_MODULE_DIR
+        # for a QEMU of build/qemu/.
+        self.proc_env = proc_env
         self.debugcon = debugcon
         self.log = log
         self.lines = 0
@@ -165,6 +168,7 @@ class Run:
                                      else subprocess.DEVNULL,
                                      stdout=subprocess.PIPE,
                                      stderr=self.stderr, cwd=ROOT,
+                                     env=self.proc_env,
                                      start_new_session=True)
         start = time.monotonic()
         self.started = start

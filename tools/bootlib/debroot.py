@@ -15,25 +15,29 @@ import struct
 import subprocess
 import zlib
 
-
-class Skip(Exception):
-    """The packages cannot be obtained here (no apt, no network)."""
-
-
-class Fail(Exception):
-    """Anything else that went wrong."""
+# Skip (the packages cannot be obtained here: no apt, no network, no such
+# suite) and Fail (anything else) live with the suite logic.
+from bootlib.aptsuite import Fail, Skip, Suite  # noqa: F401
 
 
 LIBDIRS = ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu", "lib64")
 
 
 class Apt:
-    """apt-get download into one folder, refreshing the lists once."""
+    """apt-get download into one folder, refreshing the lists once.
 
-    def __init__(self, debs, log):
+    suite: take every package from that Debian suite (trixie,
+    bookworm-backports) through its private apt configuration under
+    build/apt/ (bootlib/aptsuite.py) instead of the machine's own lists.
+    A backports suite holds only the backported packages, so a library
+    closure over one fails (Skip) unless the suite carries them.
+    """
+
+    def __init__(self, debs, log, suite=None):
         self.debs = debs
         self.log = log
         self.updated = False
+        self.suite = Suite(suite, log) if suite else None
         # As root apt drops to _apt, who cannot write into build/.
         self.sandbox = (["-o", "APT::Sandbox::User=root"]
                         if os.getuid() == 0 else [])
@@ -43,9 +47,15 @@ class Apt:
                            % tool)
 
     def refresh(self, why):
-        """After an apt failure: apt-get update, once, as root only."""
+        """After an apt failure: apt-get update, once, as root only (any
+        user for a suite's private lists)."""
         if self.updated:
             raise Skip("%s, even after apt-get update" % why)
+        if self.suite:
+            self.log("%s; updating %s's lists once" % (why, self.suite.suite))
+            self.updated = True
+            self.suite.update()
+            return
         if os.getuid() != 0:
             raise Skip("%s (not root, so no apt-get update; try: sudo "
                        "apt-get update)" % why)
@@ -58,6 +68,9 @@ class Apt:
                        "Debian mirror?)" % why)
 
     def download(self, pkgs):
+        if self.suite:
+            self.suite.download(pkgs, self.debs)
+            return
         cmd = (["timeout", "600", "apt-get"] + self.sandbox +
                ["-q", "download"] + list(pkgs))
         for attempt in (0, 1):
@@ -69,15 +82,25 @@ class Apt:
         raise Skip("apt-get download %s failed" % " ".join(pkgs))
 
     def depends(self, pkg):
-        """The candidate's Depends line, or None when apt knows no pkg."""
+        """The candidate's Depends line ("" for none), or None when apt
+        knows no pkg."""
+        opts, name = [], pkg
+        if self.suite:
+            self.suite.ensure()
+            opts = self.suite.options()
+            name = "%s/%s" % (pkg, self.suite.suite)
         for attempt in (0, 1):
-            r = subprocess.run(["apt-cache", "show", "--no-all-versions",
-                                pkg], stdin=subprocess.DEVNULL,
+            r = subprocess.run(["apt-cache"] + opts +
+                               ["show", "--no-all-versions", name],
+                               stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL)
-            for line in r.stdout.decode().splitlines():
+            lines = r.stdout.decode().splitlines()
+            for line in lines:
                 if line.startswith("Depends: "):
                     return line[len("Depends: "):]
+            if any(line.startswith("Package: ") for line in lines):
+                return ""       # known, and depends on nothing
             if attempt == 0:
                 self.refresh("apt-cache knows no %s" % pkg)
         return None

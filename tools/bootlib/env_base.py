@@ -158,6 +158,13 @@ class Env:
     def qemu_cpus(self):
         return self.a.smp
 
+    def outer_cpu(self):
+        """The outer QEMU's -cpu model (whose x2APIC the L0 sees)."""
+        return self.a.cpu or self.default_cpu
+
+    def outer_accel(self):
+        return self.accel
+
     def machine_args(self):
         accel = self.accel
         if accel == "tcg" and os.environ.get("SHIMK_TCG_THREAD"):

@@ -156,9 +156,16 @@ class KvmNestedEnv(Env):
         # L1's vCPUs: fewer than shimk's overcommits them.
         return self.a.host_cpus or self.a.smp
 
+    def outer_cpu(self):
+        # L1's CPU; --cpu is L2's, which L1's own QEMU runs.
+        return "max"
+
+    def outer_accel(self):
+        return os.environ.get("SHIMK_NESTED_ACCEL", "tcg")
+
     def machine_args(self):
-        return ["-smp", str(self.qemu_cpus()), "-accel",
-                os.environ.get("SHIMK_NESTED_ACCEL", "tcg"), "-cpu", "max"]
+        return ["-smp", str(self.qemu_cpus()), "-accel", self.outer_accel(),
+                "-cpu", self.outer_cpu()]
 
     def initrd(self, tmp):
         with open(ELF, "rb") as f:
