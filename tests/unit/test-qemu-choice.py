@@ -96,6 +96,7 @@ def nested_outer_cpu_is_l1s_not_l2s():
         peer_append = ""
         smp = 2
         host_cpus = None
+        silence = None
     nested = ENVS["kvm-nested"](A())
     tcg = ENVS["tcg"](A())
     return nested.outer_cpu() == "max" and tcg.outer_cpu() == "max,+x2apic"
