@@ -4,7 +4,7 @@
 #include <guest/assist-policy.h>
 
 /*
- * flush-design-notes.md section 6.2 and checklist item 5: decided once,
+ * Flush rule 5 (docs/flush.md#correctness-rules): decided once,
  * on the boot CPU before the APs start.  A failed probe drops the hook
  * for good: Xen keeps calling a hook whose probe failed, paying a
  * failing exit before each IPI fallback, and may even assist later

@@ -106,7 +106,7 @@ void hypervisor_setup(void)
     d = assist_decide(opt_assisted_flush, hook, probe_rc);
     if ( d == ASSIST_ON && opt_assisted_flush < 0 )
     {
-        /* No option: let this machine's costs decide (tlbbench, item 5). */
+        /* No option: let this machine's costs decide (docs/tlbbench.md). */
         assist_cost = measure_assisted_flush(32);
         ipi_cost = measure_self_ipi(32);
         if ( !assist_measured_wins(assist_cost, ipi_cost) )
@@ -117,7 +117,7 @@ void hypervisor_setup(void)
     else
         /*
          * An L0 flush completes without the target stamping its TLB
-         * clock (checklist item 4): the clock goes off, for good.
+         * clock (flush rule 4): the clock goes off, for good.
          */
         tlb_clock_disable();
 

@@ -93,8 +93,9 @@ static const struct acpi_header *find_in(struct acpi_walk *w,
 /*
  * Xen 4.17 builds a PVH dom0's XSDT with a garbage header (its bytes
  * come from the real-mode IVT) but valid entries, and gives no RSDT
- * (fixed upstream after 4.17; DESIGN.md section 8).  The entries are
- * still usable, because every table they point to is checked on its own.
+ * (fixed upstream after 4.17; docs/design.md#boot-quirks).  The entries
+ * are still usable, because every table they point to is checked on its
+ * own.
  */
 static bool xsdt_entries_plausible(const struct acpi_header *h)
 {

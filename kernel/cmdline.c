@@ -6,7 +6,7 @@
 #include <shimk/string.h>
 
 /*
- * Grammar (DESIGN.md section 7): options separated by blanks; each is
+ * Grammar (docs/design.md#grammar): options separated by blanks; each is
  * "name", "no-name" or "name=value"; a value may be double-quoted to
  * hold blanks.  Booleans take Xen's spellings.  Bad input of any kind
  * becomes one warning naming the option and what was kept; nothing

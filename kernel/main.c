@@ -70,8 +70,8 @@ static void print_policy_line(void)
 }
 
 /*
- * DESIGN.md section 5: one line, keys in this order; shimk adds
- * tsc-khz, ap-start and the timer's mode at the end (README).
+ * The boot summary (docs/design.md#boot-summary): one line, keys in
+ * this order; new keys go at the end.
  */
 static void print_boot_summary(void)
 {

@@ -73,9 +73,10 @@ struct runqueue
  * only when it brings the expiry forward (kernel/timer-oneshot.c): an
  * expiry that is due but not yet delivered is never written over, since
  * QEMU and Xen deliver it late, from another context, and a write in
- * between cancels it.  Under TCG and Xen that delivery can be hundreds
- * of ms late on a loaded host (../shared/reference/apic-timer.md), so a
- * sleeper does not wait on the timer alone:
+ * between cancels it (QEMU's apic_timer_update(), Xen's
+ * vlapic_update_timer()).  Under TCG and Xen that delivery can be
+ * hundreds of ms late on a loaded host, so a sleeper does not wait on
+ * the timer alone:
  * - every interrupt's exit wakes the sleepers that are due, and every
  *   pass through schedule() or the idle loop those overdue by half the
  *   grace;

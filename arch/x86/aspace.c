@@ -236,7 +236,7 @@ int aspace_unmap(struct aspace *as, vaddr_t va, unsigned int order,
     if ( table )
     {
         /*
-         * Checklist item 1: an L0 flush would not wait for a CPU walking
+         * Flush rule 1: an L0 flush would not wait for a CPU walking
          * these tables with interrupts off (aspace_user_range_ok), so
          * freeing them takes IPIs, and covers the page's entry too.
          */

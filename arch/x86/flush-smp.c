@@ -21,12 +21,13 @@
  * flush_from, then clears itself from that initiator's pending mask.
  * Several CPUs can therefore flush at once, where Xen's flush_lock
  * serialized them (its lock profile showed waits of 1.45-6.1 ms in the
- * PV shim; performance-figures.md section 7).
+ * PV shim; docs/tlbbench.md#published-figures).
  *
- * Order (checklist item 16): the local flush comes first, before any
- * remote work is published, so when flush_area_mask() returns every
- * CPU in mask has flushed.  The initiator spins with interrupts on:
- * two CPUs shooting each other down both get served.
+ * Order (flush rule 16, docs/flush.md#correctness-rules): the local
+ * flush comes first, before any remote work is published, so when
+ * flush_area_mask() returns every CPU in mask has flushed.  The
+ * initiator spins with interrupts on: two CPUs shooting each other
+ * down both get served.
  */
 
 static void invalidate_interrupt(struct cpu_regs *regs)
@@ -80,7 +81,8 @@ static void wait_acks(struct cpu_info *ci)
          * Read the TSC rarely, as spin_lock() does: Xen emulates RDTSC
          * when the host's TSC is not invariant (QEMU TCG's is not), so
          * each read is an exit, and an exit is where the emulated L0s
-         * here go wrong (shared reference, fault-attribution.md W2).
+         * here go wrong (docs/fault-attribution.md, "Exits are where the
+         * L0 fails").
          */
         if ( ++spins % SPIN_CLOCK_TURNS || rdtsc() - round <= bound )
             continue;

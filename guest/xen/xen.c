@@ -186,8 +186,8 @@ static int xen_ap_setup(void)
  * HVMOP_flush_tlbs (hvm/hvm_op.h, op 5, NULL argument): flush every
  * vCPU of this domain, globals included, and return once it is done.
  * It ignores mask, va and flags; flushing more than asked is allowed
- * (checklist item 10).  Xen may turn a busy case into a continuation
- * that the guest never sees (checklist item 12).
+ * (flush rule 10, docs/flush.md).  Xen may turn a busy case into a
+ * continuation that the guest never sees (flush rule 12).
  */
 static int hvmop_flush_tlbs(void)
 {
@@ -270,9 +270,10 @@ static void xen_exit(int code)
 
     if ( xen_is_dom0() )
         /*
-         * DESIGN.md section 6: reboot, not poweroff, which would leave
-         * a dom0-less Xen halted and QEMU running; under -no-reboot QEMU
-         * then exits.  The code itself already went to port 0xf4.
+         * Reboot, not poweroff, which would leave a dom0-less Xen
+         * halted and QEMU running; under -no-reboot QEMU then exits
+         * (docs/design.md#exit-codes).  The code itself already went to
+         * port 0xf4.
          */
         reason = SHUTDOWN_reboot;
     else

@@ -23,7 +23,7 @@
  */
 #define FLUSH_NO_ASSIST  0x8000u
 
-/* What an L0 may be asked to do (flush-design-notes section 1.4). */
+/* What an L0 may be asked to do (docs/flush.md, rule 8). */
 #define FLUSH_ASSISTABLE (FLUSH_ORDER_MASK | FLUSH_TLB | FLUSH_TLB_GLOBAL | \
                           FLUSH_VA_VALID)
 

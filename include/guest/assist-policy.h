@@ -18,7 +18,7 @@ enum assist_decision
 bool assist_needs_probe(int8_t option, bool hook);
 
 /*
- * option: -1 absent, 0 or 1 (DESIGN.md section 7); hook: the L0 has a
+ * option: -1 absent, 0 or 1 (docs/design.md#options); hook: the L0 has a
  * flush hook; probe_rc: the probe flush's result (ignored unless a
  * probe was needed).
  */

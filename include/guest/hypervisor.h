@@ -17,8 +17,8 @@ static inline enum hv_type hypervisor_type(void)
 }
 
 /*
- * Ask the L0 to end this guest with shimk's exit code (DESIGN.md
- * section 6); returns if there is no L0 way to do it.
+ * Ask the L0 to end this guest with shimk's exit code
+ * (docs/design.md#exit-codes); returns if there is no L0 way to do it.
  */
 void hypervisor_shutdown(int code);
 

@@ -44,8 +44,8 @@ void kvm_feature_names(uint32_t features, char *buf, size_t size);
  * whose steal-time area says the host preempted it, set FLUSH_TLB in
  * the same byte with a compare-and-swap, so the host flushes before it
  * runs the vCPU again, and drop the CPU from mask.  The guest only ever
- * adds FLUSH_TLB to a byte the host marked PREEMPTED (checklist item
- * 18).  Returns the number of CPUs dropped; the rest need IPIs.
+ * adds FLUSH_TLB to a byte the host marked PREEMPTED (flush rule 18,
+ * docs/flush.md).  Returns the number of CPUs dropped; the rest need IPIs.
  */
 unsigned int kvm_flag_preempted(cpumask_t *mask,
                                 struct kvm_steal_time *(*area_of)(unsigned int));

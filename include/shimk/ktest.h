@@ -91,8 +91,9 @@ __printf(1, 2) void ktest_note(const char *fmt, ...);
 
 /*
  * Run the cases selected by the ktest= list ("all" or suite names),
- * print TAP between the KTEST BEGIN and END lines (DESIGN.md section
- * 5), and return the exit code for the verdict.
+ * print TAP between the KTEST BEGIN and END lines
+ * (docs/design.md#in-kernel-tests), and return the exit code for the
+ * verdict.
  */
 int ktest_run(const char *selection, const char *env_facts);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* panic(), assertions and the machine exit codes of DESIGN.md section 6. */
+/* panic(), assertions and the machine exit codes (docs/design.md). */
 #ifndef SHIMK_PANIC_H
 #define SHIMK_PANIC_H
 

@@ -51,7 +51,7 @@ __printf(3, 4) int ksnprintf(char *buf, size_t size, const char *fmt, ...);
 #define pr_info(fmt, ...)   printk(KERN_INFO fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)  printk(KERN_DEBUG fmt, ##__VA_ARGS__)
 
-/* The protocol's warning line (DESIGN.md section 5). */
+/* The protocol's warning line (docs/design.md#warnings). */
 #define pr_warn(fmt, ...) \
     printk(KERN_WARNING "shimk: warning: " fmt, ##__VA_ARGS__)
 

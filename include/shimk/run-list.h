@@ -22,7 +22,7 @@ enum run_name_status
  * Otherwise *st says whether it is a good name; a good one is copied
  * into name (RUN_NAME_MAX + 1 bytes), a bad one is skipped whole.
  * Names are restricted so that "NAME| " before a program's output can
- * never read as one of shimk's own protocol lines (DESIGN.md 5).
+ * never read as one of shimk's own protocol lines (docs/design.md).
  */
 bool run_list_next(const char *list, size_t *pos, char *name,
                    enum run_name_status *st);

@@ -30,11 +30,12 @@ enum oneshot_arm
  * comes before what is armed: an earlier expiry already armed fires
  * first, and its interrupt arms the next.  An expiry that is due but not
  * yet delivered is never written over: QEMU and Xen deliver it late,
- * from another context, and a write cancels it (../shared/reference/
- * apic-timer.md).  It is kept, and stands for the new deadline too when
- * that is earlier (a request made after its deadline passed, *o then
- * saying so).  Only once it is lost_after overdue is it taken as lost
- * and the timer written again.  The caller writes *o on a WRITE.
+ * from another context, and a write cancels it (QEMU's
+ * apic_timer_update(), Xen's vlapic_update_timer()).  It is kept, and
+ * stands for the new deadline too when that is earlier (a request made
+ * after its deadline passed, *o then saying so).  Only once it is
+ * lost_after overdue is it taken as lost and the timer written again.
+ * The caller writes *o on a WRITE.
  */
 enum oneshot_arm oneshot_arm(struct oneshot *o, uint64_t deadline,
                              uint64_t now, uint64_t lost_after);

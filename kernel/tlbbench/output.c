@@ -133,7 +133,7 @@ void tlbb_sum_add(char *line, size_t size, size_t *len, const char *fmt, ...)
     *len = MIN(*len + (size_t)MAX(n, 0), size - 1);
 }
 
-/* The same-run ratios (performance-figures.md section 6). */
+/* The same-run ratios (docs/tlbbench.md#published-figures). */
 void tlbb_summary(const struct workload *const *wls, unsigned int nr)
 {
     char line[PRINTK_LINE_MAX - 8];

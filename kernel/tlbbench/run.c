@@ -20,7 +20,7 @@
 /*
  * Everything here runs in one boot, so every ratio it prints compares
  * modes on the same machine, the same L0 and the same moment: the only
- * comparison worth making (performance-figures.md section 6).  Modes
+ * comparison worth making (docs/tlbbench.md#published-figures).  Modes
  * are switched at run time; blocks of each (workload, mode, targets,
  * size) cell run in a shuffled order, each repeated, and a cell reports
  * the median of its repeats with their range.  Nothing prints inside a
@@ -33,7 +33,7 @@ string_param("bench", opt_bench);
 /*
  * The L0's own CPU count, as the runner set it (tools/boot --host-cpus):
  * a guest cannot learn it, and the overcommit ratio is what the figures
- * of an L0 flush depend on most (performance-figures.md section 2).
+ * of an L0 flush depend on most (docs/tlbbench.md#published-figures).
  * Only printed.
  */
 static unsigned int opt_host_cpus;

@@ -46,7 +46,7 @@ KTEST(boot_info, memory_map_sane)
 
 KTEST(boot_info, acpi_rsdp_found)
 {
-    /* Every environment shimk boots in offers ACPI (DESIGN.md section 8). */
+    /* Every environment shimk boots in offers ACPI (docs/design.md). */
     KT_ASSERTF(t, boot_info.rsdp_pa || boot_info.rsdp_copy_len >= 20,
                "no RSDP from the boot loader");
     if ( boot_info.rsdp_copy_len )

@@ -19,7 +19,7 @@ static const struct kernel_param *find_param(const char *name)
 
 KTEST(cmdline, contract_options_registered)
 {
-    /* DESIGN.md section 7 options that exist so far. */
+    /* A few options of the contract (docs/design.md#options). */
     static const char *const names[] = { "global-pages", "ktest",
                                          "loglevel" };
 

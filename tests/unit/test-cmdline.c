@@ -80,7 +80,7 @@ static void parse_warns(const char *cmdline, const char *line)
 
 #define W "shimk: warning: cmdline: "
 
-/* Xen's spellings (DESIGN.md section 7), pairwise. */
+/* Xen's spellings (docs/design.md#grammar), pairwise. */
 static const char *const no[] = { "0", "no", "off", "false", "disable" };
 static const char *const yes[] = { "1", "yes", "on", "true", "enable" };
 

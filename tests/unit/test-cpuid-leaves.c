@@ -107,8 +107,8 @@ static const struct leaf hyperv_leaves[] = {
 
 /*
  * Linux 6.1 KVM under QEMU 7.2 with its Hyper-V enlightenments
- * (shared/reference/kvm-nested.md): Hyper-V's leaves at 0x40000000, up
- * to 0x40000005, and KVM's own moved to 0x40000100.
+ * (docs/kvm-nested.md#the-cpuid-leaves-l2-sees): Hyper-V's leaves at
+ * 0x40000000, up to 0x40000005, and KVM's own moved to 0x40000100.
  */
 static const struct leaf kvm_hv_leaves[] = {
     { 0x40000000, SIG(0x40000005, "Microsoft Hv") },

@@ -85,7 +85,7 @@ static void nothing_to_flush(void **state)
                      FLUSH_KIND_NONE);
 }
 
-/* Only plain TLB flushes may go to L0 (flush-design-notes 1.4, item 8). */
+/* Only plain TLB flushes may go to L0 (docs/flush.md, rule 8). */
 static void assist_filter(void **state)
 {
     assert_true(flush_may_assist(FLUSH_TLB));

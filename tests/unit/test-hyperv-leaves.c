@@ -19,10 +19,10 @@ struct leaf
 /*
  * Linux 6.1 KVM under QEMU 7.2 with hv-relaxed, hv-vpindex, hv-runtime,
  * hv-time, hv-synic, hv-stimer, hv-tlbflush and hv-ipi: 0x40000003 and
- * 0x40000004 as recorded (shared/reference/kvm-nested.md).  The identity,
- * spinlock and limit leaves were not recorded: these are QEMU's
- * defaults (build 14393, version 10.0, hv-spinlocks unset), and the
- * limits are left at zero ("not said").
+ * 0x40000004 as recorded (docs/kvm-nested.md#the-cpuid-leaves-l2-sees).
+ * The identity, spinlock and limit leaves were not recorded: these are
+ * QEMU's defaults (build 14393, version 10.0, hv-spinlocks unset), and
+ * the limits are left at zero ("not said").
  */
 static const struct leaf kvm_hv[] = {
     { 0x40000002, { 0x00003839, 0x000a0000, 0, 0 } },

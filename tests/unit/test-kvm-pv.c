@@ -49,7 +49,7 @@ static void flags_only_preempted(void **state)
     assert_int_equal(areas[2].preempted, 0);
 }
 
-/* A byte the host has not marked is never touched (checklist item 18). */
+/* A byte the host has not marked is never touched (flush rule 18). */
 static void never_sets_flush_on_running(void **state)
 {
     cpumask_t m;

@@ -113,7 +113,7 @@ def synth(rips, trace, n_samples=5, regs=None, halted=False, window=5,
     return out
 
 
-# The livelock seen in kvm-nested-detector (fault-attribution.md 3.3):
+# The livelock seen in kvm-nested-detector (docs/kvm-nested.md#the-verdicts):
 # one RIP for a minute, the rdtsc after the TSC-deadline WRMSR, with KVM
 # entering the vCPU thousands of times a second.
 STUCK = 0xffffffff801116e4

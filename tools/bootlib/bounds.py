@@ -19,7 +19,7 @@ BACKSTOP_FACTOR = 3
 RECENT_S = 60.0
 # How much of a console line a verdict quotes.
 QUOTE_CHARS = 100
-# Exit statuses (DESIGN.md section 4).
+# Exit statuses (docs/design.md#runner-exit-status).
 HANG = 2
 INCOMPLETE = 1
 

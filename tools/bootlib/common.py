@@ -19,7 +19,7 @@ PANIC_GRACE_S = 5.0
 # Bound on waiting for QEMU to go once its output has ended.
 EXIT_WAIT_S = 10.0
 
-# shimk's own console lines (DESIGN.md section 3).
+# shimk's own console lines (docs/design.md#console-protocol).
 SUMMARY_RE = re.compile(r"^shimk: boot hv=")
 KTEST_END_RE = re.compile(
     r"^KTEST: END (\d+) passed, (\d+) failed, (\d+) skipped")
@@ -46,7 +46,7 @@ def kvm_usable():
     # guests written for PVM: an ordinary guest's ring-3 tasks die on
     # their first SYSCALL, and its shadow paging hides stale TLB entries,
     # so even the detector's negative control passes. No verdict from it
-    # can be trusted (shared/reference/kvm-nested.md).
+    # can be trusted (docs/kvm-nested.md).
     if os.path.isdir("/sys/module/kvm_pvm"):
         return False, ("/dev/kvm is the paravirtual kvm_pvm module, which "
                        "runs only PVM guests and hides stale TLB entries: "

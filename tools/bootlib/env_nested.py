@@ -4,7 +4,7 @@
 # No machine here has a /dev/kvm a test can trust, but QEMU TCG -cpu max
 # emulates SVM with nested paging: Debian's Linux 6.1 with kvm-amd runs in
 # it as L1 (tools/kvm-l1), and its /init (tools/kvm-l1-init) runs Debian's
-# QEMU -accel kvm with shimk as L2 (shared/reference/kvm-nested.md). L1
+# QEMU -accel kvm with shimk as L2 (docs/kvm-nested.md). L1
 # passes shimk's isa-debug-exit code on, so the outer QEMU's status is
 # shimk's and the usual verdict rules apply, checked against L1's report.
 

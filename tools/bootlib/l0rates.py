@@ -14,7 +14,7 @@ VERDICT_RE = re.compile(r"^env=\S+ rc=(\d+) \((.*)\)(?: \[qemu [^]]*\])?$")
 RETRY_RE = re.compile(r"^retry: (?:the \w+ run's L0 was at fault \()?(.*?)"
                       r"(?:\); booting once more)?$")
 QEMU_NOTE_RE = re.compile(r"^qemu: (\S+) (\S+) \(")
-# The L0 livelock of shared/reference/fault-attribution.md section 3.3
+# The L0 livelock of docs/kvm-nested.md#the-verdicts
 # (an L2 vCPU's RIP fixed while KVM keeps entering it) counts where a
 # verdict says so. The older verdict, "L2 silent ...: shimk stuck: vCPU0
 # running at ...", comes from one register sample: a livelock, or an L2

@@ -3,7 +3,7 @@
 #
 # A CPU that triple-faults in shimk's own text with a sane register file is
 # either the L0's victim or a victim of another CPU that trampled its GDT,
-# TSS, stacks or root (shared/reference/fault-attribution.md, 2.4 and 2.5).
+# TSS, stacks or root (docs/memory-at-fault.md#the-rule).
 # Only memory tells them apart. The kernel records boot copies of what a
 # CPU needs to take an interrupt (selfcheck_ref, include/shimk/selfcheck.h);
 # this module reads them from a dump of guest-physical memory and compares,

@@ -3,7 +3,7 @@
 #
 # The outer QEMU is the L0's emulator wherever an L0 runs in TCG (Xen, the
 # nested L1): its SVM and APIC emulation decide faults shimk cannot cause
-# (shared/reference/fault-attribution.md sections 4 and 6). Two are known
+# (docs/fault-attribution.md#the-outer-qemus-svm-emulation). Two are known
 # by name, any other is given by its path:
 #   system     the machine's qemu-system-x86_64 ($QEMU when set): Debian
 #              12's 7.2

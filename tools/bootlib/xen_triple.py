@@ -7,7 +7,7 @@
 # with HVM_PARAM_TRIPLE_FAULT_REASON, SHUTDOWN_reboot unless a toolstack
 # changed it. Here Xen itself runs in QEMU TCG, on QEMU 7.2's emulation of
 # AMD SVM, whose world switch is known to fail
-# (shared/reference/fault-attribution.md, 3.2 and 4.3). Every dump is
+# (docs/fault-attribution.md#the-outer-qemus-svm-emulation). Every dump is
 # recorded, not only the first: two vCPUs can fault before Xen pauses
 # the domain.
 #
@@ -19,7 +19,7 @@
 #     (memcheck.py), where a dom0 could read the domain's memory (xl).
 # A triple fault in shimk's own text on its own GS base is otherwise
 # just that, and not retried: a CPU whose GDT, TSS or stack another CPU
-# trampled dies the same way (fault-attribution.md, 2.4 and 2.5).
+# trampled dies the same way (docs/memory-at-fault.md#the-rule).
 
 import re
 

@@ -67,7 +67,7 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     {
         if ( hypervisor_type() != HV_XEN )
             panic("the boot loader passed no memory map");
-        /* Xen's PVH dom0 start info has none (DESIGN.md section 8). */
+        /* Xen's PVH dom0 start info has none (docs/design.md). */
         rc = xen_fetch_memory_map(bi);
         if ( rc )
             panic("no memory map: XENMEM_memory_map failed with %s",

@@ -25,7 +25,7 @@
  * Multiboot2 header (Multiboot2 spec, 3.1): 8-byte aligned within the
  * first 32 KiB of the file.  The linker script puts this section first.
  * No multiboot1 header: QEMU would try its multiboot1 loader on it and
- * refuse an ELF64 (DESIGN.md section 2).
+ * refuse an ELF64 (docs/design.md#build-outputs).
  */
         .section .multiboot2, "a"
         .balign 8
@@ -144,7 +144,7 @@ no_long_mode:
         jz      4f
         outb    %al, $0xe9
         jmp     3b
-4:      mov     $2, %eax                /* panic exit code, DESIGN.md 6 */
+4:      mov     $2, %eax                /* the panic exit code */
         outl    %eax, $0xf4
 5:      hlt
         jmp     5b
