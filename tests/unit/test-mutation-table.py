@@ -67,4 +67,24 @@ def the_table_names_env_class_and_both_counts():
             ", 0 without (1000 flushes)" in row)
 
 
+@case
+def a_quoted_note_does_not_replace_the_real_one():
+    # From a real xl-bench log: the boot's footer quoted a note, cut short,
+    # after the note itself; it must neither count nor crash the table.
+    log = TCG + ["### 720 lines in 230.0 s; longest silence 20.0 s, before "
+                 "line 581 '# mutation: class=skip-remote caught: with the "
+                 "bug 1 stale reads (first a table-wa...'"]
+    found = mutation.parse(log)
+    table = mutation.table([("tcg", found)])
+    return (found["skip-remote"] == mutation.parse(TCG)["skip-remote"] and
+            table == mutation.table([("tcg", mutation.parse(TCG))]))
+
+
+@case
+def a_caught_note_without_counts_is_ignored():
+    found = mutation.parse(["# mutation: class=lazy-map caught: with the "
+                            "bug 2 stale re"])
+    return found == {}
+
+
 sys.exit(pytap.main())

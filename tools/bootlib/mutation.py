@@ -18,15 +18,24 @@ CLEAN_RE = re.compile(r"without it (\d+) stale in (\d+)")
 
 
 def parse(lines):
-    """{class: (verdict, bug_stale, clean_stale, clean_flushes, text)}."""
+    """{class: (verdict, bug_stale, clean_stale, clean_flushes, text)}.
+
+    Only the kernel's own notes count: a log also quotes lines back (the
+    "### ... before line N '...'" footer, a verdict's "last line '...'"),
+    cut short, and a quoted "caught" without its counts once replaced the
+    real note and took run-matrix down before its summary line.
+    """
     found = {}
     for line in lines:
-        m = NOTE_RE.search(line.rstrip("\r\n"))
-        if not m:
+        line = line.rstrip("\r\n")
+        m = NOTE_RE.search(line)
+        if not m or "'" in line[:m.start()]:
             continue
         rest = m.group("rest")
         bug = BUG_RE.search(rest)
         clean = CLEAN_RE.search(rest)
+        if m.group("verdict") == "caught" and not (bug and clean):
+            continue
         found[m.group("cls")] = (
             m.group("verdict"),
             int(bug.group(1)) if bug else None,
@@ -64,8 +73,8 @@ def table(per_env):
             verdict, bug, clean, flushes, rest = found[c]
             if verdict == "caught":
                 shown = True
-                lines.append("mutation: %-*s %-*s caught: %d stale reads "
-                             "with the bug, %d without (%d flushes)" %
+                lines.append("mutation: %-*s %-*s caught: %s stale reads "
+                             "with the bug, %s without (%s flushes)" %
                              (width, env, cwidth, c, bug, clean, flushes))
             elif verdict == "MISSED":
                 shown = missed = True
