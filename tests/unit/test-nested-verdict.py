@@ -166,6 +166,53 @@ def l1_is_allowed_longer_while_it_saves_memory():
 
 
 @case
+def l1s_soft_lockup_reports_are_not_progress_but_evidence():
+    # From a real hyperv-nested run (QEMU 7.2): shimk's exit 0, then only
+    # L1's watchdog, every 28 s, to the 900 s backstop.
+    e, r = env()
+    feed(r, ["kvm-run: l2 start: x",
+             "shimk-L2| KTEST: END 4 passed, 0 failed, 0 skipped",
+             "shimk-L2| shimk: exit 0"])
+    first = e.stage_deadline(r, 0)
+    feed(r, ["[   56.613570] watchdog: BUG: soft lockup - CPU#0 stuck for "
+             "26s! [qemu-system-x86:120]",
+             "[   84.614460] watchdog: BUG: soft lockup - CPU#0 stuck for "
+             "52s! [qemu-system-x86:120]"])
+    later = e.stage_deadline(r, 0)
+    status, why = e.judge(r, None, "l1-stuck")
+    return (first == later and first[1] == "l1-stuck" and status == 2 and
+            why.startswith("L0 fault: L1 itself stopped: its watch of L2, "
+                           "which reports within 100 s of silence, said "
+                           "nothing; L1's kernel reported its CPU0 stuck "
+                           "in kernel mode for 26 s in task "
+                           "qemu-system-x86") and
+            e.retry_reason and e.retry_reason.startswith("L0 fault"))
+
+
+@case
+def l1s_kernel_lines_do_not_keep_its_watch_alive():
+    e, r = env()
+    feed(r, ["kvm-run: l2 start: x"])
+    before = e.stage_deadline(r, 0)
+    feed(r, ["[  300.1] rcu: INFO: rcu_sched self-detected stall on CPU"])
+    return e.stage_deadline(r, 0) == before
+
+
+@case
+def the_peer_is_watched_with_its_own_bound():
+    e, r = env(peer="linux", peer_timeout=360, peer_append="")
+    feed(r, ["kvm-run: l2 start: x"] + ["kvm-run: l2 exit 1"] +
+         ["kvm-run: peer start: -smp 2 -m 256 -cpu host"])
+    deadline, why = e.stage_deadline(r, 0)
+    quiet = deadline - e.last_line
+    feed(r, ["kvm-run: peer exit 0"])
+    return (why == "l1-stuck" and
+            abs(quiet - (env_nested.peer.PEER_SILENT_S +
+                         env_nested.L1_REPORT_S)) < 1e-6 and
+            e.stage_deadline(r, 0) == (None, None))
+
+
+@case
 def the_scratch_disk_is_l2s_size_and_only_below_the_bound():
     e, r = env(mem=256)
     big, _ = env(mem=4096)

@@ -74,6 +74,10 @@ VERDICT_RE = re.compile(r"^(l2 exit (\d+)|l2 shutdown|silent .*|"
 QEMU_NOISE_RE = re.compile(r"exceeds the recommended cpus supported by KVM")
 EXIT_RE = re.compile(r"^exit (\d+)$")
 L1_PANIC_RE = re.compile(r"Kernel panic - not syncing")
+# L1's kernel on one of its CPUs held in kernel mode (Linux's
+# kernel/watchdog.c): in a QEMU task, KVM's run loop that did not return.
+L1_LOCKUP_RE = re.compile(r"watchdog: BUG: soft lockup - CPU#(\d+) stuck for "
+                          r"(\d+)s! \[([^\]:]+):(\d+)\]")
 
 
 class KvmNestedEnv(Env):
@@ -107,7 +111,11 @@ class KvmNestedEnv(Env):
         self.l1_panic = None
         self.l1_errors = []
         self.retry_reason = None
+        # The last line from L1's /init (its own words, L2's console, the
+        # peer's, a dump): what shows that its watch still runs.
         self.last_line = None
+        self.l1_lockup = None       # L1's first soft lockup report
+        self.stuck_bound = None     # s of quiet that stage_deadline allowed
         self.monitor = None         # the outer QEMU's monitor socket
         self.l1_dump = []
         self.end = int(max(L1_MIN_END_S, self.timeout - L1_END_MARGIN_S))
@@ -232,7 +240,24 @@ class KvmNestedEnv(Env):
             self.scratch_args(tmp)
 
     def line(self, run, text):
-        self.last_line = time.monotonic()
+        now = time.monotonic()
+        m = L1_LOCKUP_RE.search(text)
+        if m:
+            # Not progress: L1's kernel saying that it is stuck (a report
+            # every 28 s once kept a stopped L1 "alive" to the backstop).
+            if self.l1_lockup is None:
+                self.l1_lockup = (int(m.group(1)), m.group(3),
+                                  int(m.group(2)))
+            return
+        if not (text.startswith(peer.LINE_PREFIX) or
+                text.startswith(L2_PREFIX) or
+                text.startswith(DUMP_PREFIX) or RUN_RE.match(text)):
+            # L1's kernel: for the log, and not a sign of its /init.
+            if L1_PANIC_RE.search(text) and self.l1_panic is None:
+                self.l1_panic = text.strip()
+                run.stop_after(2.0, "l1-panic")
+            return
+        self.last_line = now
         if text.startswith(peer.LINE_PREFIX):
             self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
             return
@@ -244,14 +269,7 @@ class KvmNestedEnv(Env):
             if self.dump is not None:
                 self.dump.append(text[len(DUMP_PREFIX):])
             return
-        m = RUN_RE.match(text)
-        if m:
-            self.l1_line(m.group(1))
-            return
-        if L1_PANIC_RE.search(text) and self.l1_panic is None:
-            self.l1_panic = text.strip()
-            run.stop_after(2.0, "l1-panic")
-        # Anything else (L1's kernel) is for the log only.
+        self.l1_line(RUN_RE.match(text).group(1))
 
     def l1_line(self, what):
         if what.startswith("peer "):
@@ -309,8 +327,13 @@ class KvmNestedEnv(Env):
                 return self.last_line + L1_MEM_SAVE_S, "l1-stuck"
             if self.dump is not None:
                 return self.last_line + L1_DUMP_GAP_S, "l1-stuck"
-            return (self.last_line + self.l2_silence + L1_REPORT_S,
-                    "l1-stuck")
+            self.stuck_bound = self.l2_silence + L1_REPORT_S
+            return self.last_line + self.stuck_bound, "l1-stuck"
+        if self.peer.started and self.peer.verdict is None and \
+                self.exit_code is None:
+            # L1 watches the peer as it watches L2, with the peer's bound.
+            self.stuck_bound = peer.PEER_SILENT_S + L1_REPORT_S
+            return self.last_line + self.stuck_bound, "l1-stuck"
         return None, None
 
     def stage_missed(self, run, why):
@@ -441,7 +464,8 @@ class KvmNestedEnv(Env):
         if killed == "l1-stuck":
             text, _ = kvm_stall.diagnose(
                 self.l1_dump, [], None,
-                l1_stuck=max(1, int(self.l2_silence + L1_REPORT_S)))
+                l1_stuck=max(1, int(self.stuck_bound or 1)),
+                l1_lockup=self.l1_lockup)
             self.retry_reason = text
             return 2, "%s; %s" % (text, self.where())
         if killed == "l1-start":

@@ -532,7 +532,7 @@ def _memory_note(memory):
 
 
 def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
-             l1_stuck=0, memory=None, code_at=None):
+             l1_stuck=0, memory=None, code_at=None, l1_lockup=None):
     """(text, l0_fault) for a silent or shut down L2.
 
     ranges: shimk's code, as exec_ranges() of its ELF gives them.
@@ -540,6 +540,7 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
     code_at: va -> bytes of shimk's code (code_reader()).
     l1_stuck: L1 said nothing for this many seconds after L2 fell silent;
     lines are then the outer QEMU's dump of L1's vCPUs.
+    l1_lockup: (cpu, task, seconds) of L1's first soft lockup report.
     """
     d = parse(lines)
     vcpus = d.vcpus()
@@ -549,9 +550,17 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
                                         else "running", v.rip)
                   for v in sorted(vcpus.values(), key=lambda v: v.n)
                   if v.rip is not None]
+        lockup = ""
+        if l1_lockup:
+            # A guest cannot hold its host's CPU in kernel mode: KVM
+            # leaves the guest at every exit and reschedules there.
+            lockup = ("; L1's kernel reported its CPU%d stuck in kernel "
+                      "mode for %d s in task %s (KVM's run loop not "
+                      "returning)" % (l1_lockup[0], l1_lockup[2],
+                                      l1_lockup[1]))
         return ("L0 fault: L1 itself stopped: its watch of L2, which "
-                "reports within %d s of silence, said nothing (L1's "
-                "vCPUs: %s)" % (l1_stuck, "; ".join(places) or
+                "reports within %d s of silence, said nothing%s (L1's "
+                "vCPUs: %s)" % (l1_stuck, lockup, "; ".join(places) or
                                 "no dump from the outer QEMU")), True
     if not vcpus:
         return ("L2 silent; no state dump came (L1 itself stuck?)%s"
