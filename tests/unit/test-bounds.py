@@ -223,6 +223,26 @@ def an_l0s_live_copy_of_shimks_lines_tells_that_the_tests_finished():
 
 
 @case
+def xls_silence_bound_makes_room_for_dom0s_watch_of_the_peer():
+    # A real xl-bench run: the peer's Linux booted quietly for 120 s, and
+    # this side's 120 s bound fired before dom0's own (150 s) could.
+    from bootlib import env_xl, peer
+    env = env_xl.XlEnv(argparse.Namespace(
+        append="bench=full", mem=None, timeout=None, silence=None,
+        gdb=False, host_cpus=None, xen_append="", module=[], initrd=None,
+        smp=2, peer="linux", peer_timeout=None, peer_append=""))
+    run = console.Run(env, [], None, None)
+    run.stdout_ok = False
+    run.progress = bounds.Progress(0)
+    before = env.silence
+    run.line("(d1) shimk: exit 0")
+    run.line("xl-run: peer create vcpus=2 memory=256 timeout=941s "
+             "silent=150s, uptime 99.08s")
+    return (before == 120 and env.silence >= peer.PEER_SILENT_S + 30 and
+            env.stalled_name() == "the Linux peer")
+
+
+@case
 def xens_own_lines_stop_counting_once_shimk_has_spoken():
     from bootlib import env_xen
     env = env_xen.XenEnv(argparse.Namespace(

@@ -75,6 +75,15 @@ def xl_without_a_domu_says_so():
     return "no domU exists yet" in xen_stall.diagnose(STALL, None)
 
 
+@case
+def the_newest_domu_is_named_as_who_runs_there():
+    # xl with the Linux peer: once dom0 created it, the newest domU is the
+    # peer, and a silence then is not shimk's.
+    lines = STALL + domu(with_vcpu0("T", 0), 2)
+    d = xen_stall.diagnose(lines, None, "the Linux peer")
+    return d.startswith("the Linux peer still running while silent on d2v0")
+
+
 
 if __name__ == "__main__":
     sys.exit(pytap.main())

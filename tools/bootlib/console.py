@@ -174,7 +174,6 @@ class Run:
         self.started = start
         self.progress = bounds.Progress(start)
         deadline = start + timeout
-        silence = self.env.silence
         # When the dump the environment asked its L0 for is complete.
         asked = None
         buf = b""
@@ -189,6 +188,9 @@ class Run:
                 due = [r for r, t in self.stops.items() if now >= t]
                 if due:
                     return None, min(due, key=self.stops.get)
+                # Read each time: an environment may widen it as its
+                # stages change (xl's Linux peer, after shimk).
+                silence = self.env.silence
                 quiet = (self.progress.last + silence
                          if silence and asked is None else None)
                 if quiet and now >= quiet:

@@ -216,10 +216,15 @@ class XenEnv(Env):
         """shimk's domain: dom0 here, the newest domU (None) under xl."""
         return 0
 
+    def stalled_name(self):
+        """Who runs in stalled_domain()."""
+        return "shimk"
+
     def diagnose(self, run):
         if self.dump_lines is None:
             return None
-        return xen_stall.diagnose(self.dump_lines, self.stalled_domain())
+        return xen_stall.diagnose(self.dump_lines, self.stalled_domain(),
+                                  self.stalled_name())
 
     def judge(self, run, rc, killed):
         if killed == "xen-panic":

@@ -139,6 +139,11 @@ def xl_vcpus(hvmctx, nr):
     return vcpus
 
 
+# dom0's report after it stopped a silent peer: the kill, the console's
+# drain (bounded by tools/xl-peer-run) and its verdict line.
+XL_PEER_REPORT_S = 60
+
+
 class XlEnv(XenEnv):
     name = "xl"
     default_mem = 128
@@ -404,10 +409,19 @@ class XlEnv(XenEnv):
         """Why no memory verdict, for a triple fault."""
         return self.dump_error or "dom0 did not dump the domain's memory"
 
+    def stalled_name(self):
+        # The newest domU: the peer once dom0 has created it.
+        return "the Linux peer" if self.peer.started else "shimk"
+
     def peer_line(self, what):
         """dom0's words on the peer (tools/xl-peer-run)."""
         if what.startswith("create "):
             self.peer.started = True
+            # dom0 stops a peer silent for PEER_SILENT_S and reports: its
+            # verdict must come before this side's silence bound does.
+            if self.silence:
+                self.silence = max(self.silence, peer.PEER_SILENT_S +
+                                   XL_PEER_REPORT_S)
         elif what.startswith("skipped: "):
             self.peer.skipped = what[len("skipped: "):]
         elif re.match(r"^(domain shut down, reason \S+|timeout after .*|"

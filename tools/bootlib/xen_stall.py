@@ -75,10 +75,11 @@ def parse_vcpus(lines):
     return doms
 
 
-def diagnose(lines, domid):
-    """One sentence: whether the L0 or shimk (domain domid) is stuck.
+def diagnose(lines, domid, name="shimk"):
+    """One sentence: whether the L0 or the guest (domain domid) is stuck.
 
-    domid None: shimk's domain is the newest domU, if any exists.
+    domid None: the guest's domain is the newest domU, if any exists.
+    name: who that guest is ("shimk", or xl's Linux peer after it).
     """
     doms = parse_vcpus(lines)
     if domid is None:
@@ -101,12 +102,12 @@ def diagnose(lines, domid):
                 "them (%s)" % (", ".join("d%dv%d" % (domid, v.vcpu)
                                          for v in runnable), states))
     if running:
-        return ("shimk still running while silent on %s: it spins, "
+        return ("%s still running while silent on %s: it spins, "
                 "waits without a bound, or is only slow; not a stall of "
                 "the L0 (%s)"
-                % (", ".join("d%dv%d" % (domid, v.vcpu) for v in running),
-                   states))
+                % (name, ", ".join("d%dv%d" % (domid, v.vcpu)
+                                   for v in running), states))
     if all(v.state() in ("blocked", "down") for v in vcpus):
-        return ("stall of shimk: every vCPU halted or down, waiting for "
-                "an interrupt that nothing arms (%s)" % states)
+        return ("stall of %s: every vCPU halted or down, waiting for "
+                "an interrupt that nothing arms (%s)" % (name, states))
     return "stuck, cause unclear (%s)" % states
