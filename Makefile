@@ -126,7 +126,7 @@ PEER_DIR := $(BUILD)/linux-peer
 
 # Its statistics are tlbbench's own pure files, so both guests' figures
 # are summarized by the same code.
-PEER_SRC := peer/tlbpeer.c kernel/bench-stats.c kernel/sort.c
+PEER_SRC := peer/tlbpeer.c kernel/tlbbench/bench-stats.c kernel/lib/sort.c
 
 $(PEER_DIR)/tlbpeer: $(PEER_SRC) include/shimk/bench-stats.h \
                      include/shimk/sort.h include/shimk/types.h

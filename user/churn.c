@@ -2,7 +2,7 @@
 /* tlbbench churn: threads on every CPU map, touch and unmap, like a parallel build. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 /*
  * Every unmap must be flushed on every CPU that runs a thread of this

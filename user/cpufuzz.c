@@ -2,7 +2,7 @@
 /* Ring-3 CPU-state fuzzer: flags, selectors, modes, SYSCALL and INT anywhere. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 #include "ring3.h"
 
 /*

@@ -2,7 +2,7 @@
 /* Faults on purpose: each must kill this task and leave the kernel running. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 /* An address the compiler cannot reason about (or warn on). */
 static inline volatile uint64_t *at(uint64_t va)

@@ -2,7 +2,7 @@
 /* Stale-TLB detector reader: a tag older than its published generation is a stale TLB entry. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 /*
  * The remapper publishes gen[s] only after the flush for generation
@@ -78,7 +78,7 @@ void user_detect_reader(void *arg)
             /*
              * The kernel reader on this CPU takes its turn: a flush is
              * checked here once both read after it.  At the top burst
-             * this reader spins alone on its CPU (kernel/tlb-detect.c).
+             * this reader spins alone on its CPU (kernel/tlb-detect/detect.c).
              */
             sys_yield();
     }

@@ -2,7 +2,7 @@
 /* System call fuzzer: random numbers and hostile pointers, counted. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 /*
  * Arguments worth trying: random bits, kernel addresses, the edges of

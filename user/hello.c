@@ -2,7 +2,7 @@
 /* The smallest user program: say where it runs, report through args. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 void user_hello(void *argp)
 {

@@ -2,7 +2,7 @@
 /* Hostile CPU state at the ring-3 boundary: flags, return addresses, modes. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 #include "ring3.h"
 
 /* Run code bytes written into a fresh RWX page at va; RAX in and out. */

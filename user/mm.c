@@ -2,7 +2,7 @@
 /* Memory system calls from ring 3: each step's result, for the kernel to judge. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 #define VA4K  (USER_HEAP_VA + 0x10000)
 #define VA2M  (USER_HEAP_VA + 0x200000)

@@ -2,7 +2,7 @@
 /* Threads of one address space on several CPUs at once. */
 
 #include <shimk-user.h>
-#include "programs.h"
+#include <user/programs.h>
 
 static void worker(void *arg)
 {

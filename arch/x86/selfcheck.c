@@ -199,7 +199,7 @@ static unsigned int compare_root(enum selfcheck_mode mode, unsigned int cpu,
 }
 
 /*
- * RSP0 follows the running thread (kernel/sched.c switch_arch()), so it
+ * RSP0 follows the running thread (kernel/sched/sched.c switch_arch()), so it
  * is not in the copy; it must be the top of a live kernel stack.
  */
 static unsigned int check_rsp0(enum selfcheck_mode mode, unsigned int cpu,

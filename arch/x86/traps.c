@@ -265,7 +265,7 @@ void do_trap(struct cpu_regs *regs)
         vector_handlers[vec](regs);
     else
         panic_regs(regs, "unexpected interrupt on vector %u", vec);
-    /* Sleepers never wait on the timer alone (kernel/sched.c). */
+    /* Sleepers never wait on the timer alone (kernel/sched/sched.c). */
     if ( vec >= FIRST_EXTERNAL_VECTOR && vec != TIMER_VECTOR )
         sched_irq_exit(vec);
     ci->irq_depth -= irq;

@@ -64,7 +64,7 @@
 #define CALL_VECTOR        0xfa
 #define TEST_VECTOR        0xf0     /* ktest IPI counting and ping-pong */
 #define TEST_VECTOR2       0xf1     /* ping-pong replies */
-#define MEASURE_VECTOR     0xf2     /* arch/x86/tlb-measure.c */
+#define MEASURE_VECTOR     0xf2     /* arch/x86/flush/tlb-measure.c */
 #define MEASURE_VECTOR2    0xf3
 #define MEASURE_VECTOR3    0xf4
 #define ENTRY_TEST_VECTOR  0xf5     /* ktest entry: an IRQ on the user's GS */

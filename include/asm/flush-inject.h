@@ -26,7 +26,7 @@ enum tlb_inject
     NR_TLB_INJECT,
 };
 
-/* --- pure (arch/x86/flush-inject.c; unit-tested) --- */
+/* --- pure (arch/x86/flush/flush-inject.c; unit-tested) --- */
 
 /* "skip-cpu" for TLB_INJECT_SKIP_CPU; NULL past the end. */
 const char *tlb_inject_name(enum tlb_inject c);
@@ -40,7 +40,7 @@ const void *tlb_inject_wrong_va(const void *va);
 /* A CPU's clock stamp as an off-by-one comparison sees it. */
 uint32_t tlb_inject_stamp(uint32_t stamp, uint32_t mask);
 
-/* --- the kernel's switch (arch/x86/flushtlb.c) --- */
+/* --- the kernel's switch (arch/x86/flush/flushtlb.c) --- */
 
 /* Runtime-switchable: the mutation ktest sets it between runs. */
 extern enum tlb_inject tlb_inject;

@@ -46,7 +46,7 @@ enum flush_kind
     NR_FLUSH_KINDS,
 };
 
-/* --- pure decisions (arch/x86/flush-policy.c; unit-tested) --- */
+/* --- pure decisions (arch/x86/flush/flush-policy.c; unit-tested) --- */
 
 /* 2^order pages, or -1 for the whole address space. */
 int flush_order(unsigned int flags);
@@ -65,7 +65,7 @@ bool flush_may_assist(unsigned int flags);
 
 const char *flush_kind_name(enum flush_kind k);
 
-/* --- TLB clock arithmetic (arch/x86/tlb-clock.c; unit-tested) --- */
+/* --- TLB clock arithmetic (arch/x86/flush/tlb-clock.c; unit-tested) --- */
 
 /*
  * Does a CPU whose last full flush was stamped cpu_stamp still need to
@@ -87,7 +87,7 @@ uint32_t tlb_clock_next(uint32_t now, uint32_t mask);
 unsigned int tlb_filter(cpumask_t *mask, uint32_t (*stamp_of)(unsigned int),
                         uint32_t now, uint32_t lastuse);
 
-/* --- the kernel's flushing (arch/x86/flushtlb.c, arch/x86/flush-smp.c) --- */
+/* --- the kernel's flushing (arch/x86/flush/flushtlb.c, arch/x86/flush/flush-smp.c) --- */
 
 /*
  * Flush this CPU's TLB as flags say (va: start of the range).  Returns
@@ -113,7 +113,7 @@ static inline void flush_tlb_mask(const cpumask_t *mask)
 /* Load a new CR3, ticking the TLB clock (a CR3 write flushes non-globals). */
 void switch_cr3(paddr_t root);
 
-/* --- the TLB clock (arch/x86/flushtlb.c) --- */
+/* --- the TLB clock (arch/x86/flush/flushtlb.c) --- */
 
 extern bool tlb_clock_enabled;
 extern uint32_t tlbflush_clock;

@@ -50,7 +50,7 @@ int pt_split(paddr_t root, vaddr_t va);
 /* Physical address va translates to under root, or -ENOENT. */
 int pt_translate(paddr_t root, vaddr_t va, paddr_t *pa);
 
-/* --- kernel address space (arch/x86/mm.c) --- */
+/* --- kernel address space (arch/x86/mm/mm.c) --- */
 
 /* The kernel's root table: the kernel half every address space shares. */
 extern paddr_t kernel_root;

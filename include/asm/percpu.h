@@ -57,7 +57,7 @@ struct cpu_info
     volatile paddr_t root;
     uint32_t hv_vcpu_id;            /* the L0's number for this vCPU */
 
-    /* TLB state (arch/x86/flushtlb.c, arch/x86/flush-smp.c). */
+    /* TLB state (arch/x86/flush/flushtlb.c, arch/x86/flush/flush-smp.c). */
     unsigned long cr4;              /* shadow: CR4 reads can exit */
     uint32_t tlbflush_time;         /* TLB clock stamp of the last flush */
     /*

@@ -94,7 +94,7 @@ int acpi_table_check(const struct acpi_header *h, size_t avail,
 int madt_parse(const struct acpi_madt *madt, struct madt_info *out);
 
 /*
- * The walk from the RSDP to one table (kernel/acpi-walk.c, pure): the
+ * The walk from the RSDP to one table (kernel/boot/acpi-walk.c, pure): the
  * XSDT, else the RSDT, else the entries of an XSDT whose header is
  * corrupt (Xen 4.17's PVH dom0).  Firmware tables are input like any
  * other: an address beyond the CPU's physical address width is never
@@ -117,7 +117,7 @@ const struct acpi_header *acpi_find_table(struct acpi_walk *w,
                                           const struct acpi_rsdp *rsdp,
                                           const char *sig);
 
-/* --- kernel side (kernel/acpi.c) --- */
+/* --- kernel side (kernel/boot/acpi.c) --- */
 
 /*
  * Find the MADT (boot info's RSDP, else the BIOS areas; XSDT, else the

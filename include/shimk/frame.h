@@ -55,7 +55,7 @@ bool frame_pool_alloc(struct frame_pool *p, uint32_t *pfn);
 /* -EINVAL for a frame the pool does not own or that is already free. */
 int frame_pool_free(struct frame_pool *p, uint32_t pfn);
 
-/* --- The kernel's pool (kernel/frames.c). --- */
+/* --- The kernel's pool (kernel/mm/frames.c). --- */
 
 /* Build the pool from the memory map; the kernel image is reserved. */
 void frames_init(struct boot_info *bi);

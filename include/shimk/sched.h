@@ -33,7 +33,7 @@ struct thread
     uint64_t wake_at;           /* TSC, while sleeping */
     struct thread *sleep_next;
     struct aspace *aspace;      /* user address space, or NULL */
-    void *task;                 /* user task state (kernel/task.c) */
+    void *task;                 /* user task state (kernel/task/task.c) */
 };
 
 #define THREAD_STACK_SIZE 16384
@@ -91,7 +91,7 @@ __noreturn void thread_exit(void);
 struct thread *current_thread(void);
 
 /*
- * The local timer's account (kernel/sched.c): interrupts, arms, and
+ * The local timer's account (kernel/sched/sched.c): interrupts, arms, and
  * every wake LATE_SLACK_US (1 ms) or more after due, by its cause.
  */
 struct sched_timer_stats

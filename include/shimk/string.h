@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Freestanding string and memory routines (kernel/string.c). */
+/* Freestanding string and memory routines (kernel/lib/string.c). */
 #ifndef SHIMK_STRING_H
 #define SHIMK_STRING_H
 

@@ -23,7 +23,7 @@ struct task
     paddr_t args;               /* the USER_ARGS_VA page (0: none) */
     uint64_t syscalls, syscall_errors;
     /*
-     * A program loaded from an ELF file (kernel/exec.c): its own code
+     * A program loaded from an ELF file (kernel/task/exec.c): its own code
      * and no shared user/ code or args page, so neither is protected
      * from its system calls.
      */

@@ -7,7 +7,7 @@
 
 /*
  * The expiry a CPU's timer has outstanding, all in TSC cycles.  Kept by
- * kernel/sched.c, one per CPU; this file is pure so that the host unit
+ * kernel/sched/sched.c, one per CPU; this file is pure so that the host unit
  * tests compile it.
  */
 struct oneshot

@@ -36,7 +36,7 @@ enum detect_mode
 #define NR_DETECT_OPS      7        /* the six, and plain remaps */
 
 /*
- * Where a run's threads go (kernel/tlb-detect-power.c splits the CPUs).
+ * Where a run's threads go (kernel/tlb-detect/power.c splits the CPUs).
  * Remappers take the lowest CPUs but the caller's (the controller's),
  * readers the others; with "away" the remappers start at the caller's
  * CPU, so that no reader shares a CPU with the controller.
@@ -117,7 +117,7 @@ struct detect_result
 struct detect_reader;
 struct detect_tag;
 
-/* A tag for slot and generation in frame (user/programs.h layout). */
+/* A tag for slot and generation in frame (include/user/programs.h layout). */
 void detect_write_tag(paddr_t frame, uint64_t slot, uint64_t gen);
 
 /*

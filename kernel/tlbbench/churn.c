@@ -14,7 +14,7 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../../user/programs.h"
+#include <user/programs.h>
 #include "workload.h"
 
 /* Churn runs under every fixed (global pages, assisted) setting. */
@@ -50,7 +50,7 @@ static void churn_block(struct cell *c, const struct profile *pf,
      * Bounded by progress, not by the deadline alone: each thread that
      * finishes restarts the clock, and once all have, the task's
      * teardown (its space's last flushes, which wait up to 60 s for a
-     * vCPU the L0 does not run: arch/x86/flush-smp.c) gets as long.
+     * vCPU the L0 does not run: arch/x86/flush/flush-smp.c) gets as long.
      * Seen: Xen with 8 pCPUs on 2 host cores, all threads done and the
      * teardown not within 5 s.
      */

@@ -18,7 +18,7 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../../user/programs.h"
+#include <user/programs.h>
 #include "workload.h"
 
 #define SLOTS 8

@@ -17,7 +17,7 @@
 #include <asm/probe.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../../user/programs.h"
+#include <user/programs.h>
 #include "workload.h"
 
 struct reuse_env

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../unit/fake-phys.h"
-#include "../unit/printk-capture.h"
+#include "fake-phys.h"
+#include "printk-capture.h"
 
 /*
  * The input is laid at FAKE_PHYS_BASE; its first 36 bytes are the

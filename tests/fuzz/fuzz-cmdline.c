@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Fuzz kernel/cmdline.c: any bytes as a command line; no option half set. */
+/* Fuzz kernel/boot/cmdline.c: any bytes as a command line; no option half set. */
 
 #include <shimk/cmdline.h>
 
 #include <string.h>
 
 #include "fuzz.h"
-#include "../unit/printk-capture.h"
+#include "printk-capture.h"
 
 static bool opt_bool;
 static int8_t opt_tri;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Fuzz kernel/cpio.c: every entry lies inside the archive, the walk ends. */
+/* Fuzz kernel/task/cpio.c: every entry lies inside the archive, the walk ends. */
 
 #include <shimk/cpio.h>
 

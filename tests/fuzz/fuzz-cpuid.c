@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../unit/printk-capture.h"
+#include "printk-capture.h"
 
 static const uint8_t *in;
 static size_t in_size;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Fuzz kernel/elf-load.c: a planned executable keeps every loader rule. */
+/* Fuzz kernel/task/elf-load.c: a planned executable keeps every loader rule. */
 
 #include <shimk/elf-load.h>
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fuzz-boot-info.h"
-#include "../unit/fake-phys.h"
-#include "../unit/printk-capture.h"
+#include "fake-phys.h"
+#include "printk-capture.h"
 
 #define MEM 0x10000
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "../unit/printk-capture.h"
+#include "printk-capture.h"
 
 /*
  * The input is records of (base, len, type) for the map, then (base,

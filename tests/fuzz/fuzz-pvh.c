@@ -8,8 +8,8 @@
 #include <xen/arch-x86/hvm/start_info.h>
 
 #include "fuzz-boot-info.h"
-#include "../unit/fake-phys.h"
-#include "../unit/printk-capture.h"
+#include "fake-phys.h"
+#include "printk-capture.h"
 
 #define MEM 0x10000
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Fuzz kernel/run-list.c: every accepted name is one run= may print. */
+/* Fuzz kernel/task/run-list.c: every accepted name is one run= may print. */
 
 #include <shimk/run-list.h>
 

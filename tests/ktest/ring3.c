@@ -13,7 +13,7 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../../user/programs.h"
+#include <user/programs.h>
 
 /* Iterations over all threads and tasks; make stress asks 1,000,000. */
 static unsigned int opt_iterations = 20000;
@@ -37,7 +37,7 @@ static uint64_t iterations_of(const struct cpufuzz_args *a)
     return n;
 }
 
-/* What killed a task, from its fault line (kernel/task.c). */
+/* What killed a task, from its fault line (kernel/task/task.c). */
 static const char *const killers[] = {
     "(#GP)", "(#UD)", "(#PF)", "(#DB)", "(#NP)", "(#SS)", "(#AC)", "(#DE)",
     "(#BR)", "(#BP)", "(#OF)", "non-canonical",

@@ -14,14 +14,14 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../../user/programs.h"
+#include <user/programs.h>
 
 #define TASK_MS 20000
 
 /*
  * Frames not in use by tasks: free ones, deferred ones (they come back
  * on reuse) and the heap's, which grows for kernel stacks and thread
- * structures and never shrinks (kernel/heap.c).
+ * structures and never shrinks (kernel/mm/heap.c).
  */
 static uint32_t frames_now(void)
 {

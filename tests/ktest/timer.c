@@ -410,7 +410,7 @@ KTEST(timer, undelivered_expiry_is_recovered_by_the_watchdog)
  * The same, with no other CPU busy: the ktest thread's own sleep is the
  * only timed event, and its expiry is never delivered.  The other CPUs
  * sat halted with nothing armed; without their watch ticks
- * (kernel/sched.c) nothing ever ran the watchdog again and the machine
+ * (kernel/sched/sched.c) nothing ever ran the watchdog again and the machine
  * halted for good, as it once did under Xen.  Here that is a hang that
  * only the run's timeout ends.
  */

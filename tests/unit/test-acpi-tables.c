@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/acpi-tables.c: checksums, RSDP and table checks, MADT parsing. */
+/* kernel/boot/acpi-tables.c: checksums, RSDP and table checks, MADT parsing. */
 
 #include <shimk/acpi.h>
 #include <shimk/errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/acpi-walk.c: RSDP to table, with hostile roots and addresses. */
+/* kernel/boot/acpi-walk.c: RSDP to table, with hostile roots and addresses. */
 
 #include <shimk/acpi.h>
 

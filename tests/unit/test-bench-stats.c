@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/bench-stats.c: percentiles, repeat medians, noise flag, shuffle. */
+/* kernel/tlbbench/bench-stats.c: percentiles, repeat medians, noise flag, shuffle. */
 
 #include <shimk/bench-stats.h>
 #include <shimk/compiler.h>

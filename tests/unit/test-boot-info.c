@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/boot-info.c: memory map clean-up and the reserved-range table. */
+/* kernel/boot/memory-map.c: memory map clean-up and the reserved-range table. */
 
 #include <shimk/boot-info.h>
 #include <shimk/errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/cmdline.c: Xen-style option parsing and its warning lines. */
+/* kernel/boot/cmdline.c: Xen-style option parsing and its warning lines. */
 
 #include <shimk/cmdline.h>
 #include <shimk/printk.h>

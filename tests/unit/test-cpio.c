@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/cpio.c: newc archives read back, and every malformed one refused. */
+/* kernel/task/cpio.c: newc archives read back, and every malformed one refused. */
 
 #include <shimk/cpio.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/cpumask.c and <shimk/cpumask.h>: bits, set algebra, formatting. */
+/* kernel/lib/cpumask.c and <shimk/cpumask.h>: bits, set algebra, formatting. */
 
 #include <shimk/cpumask.h>
 

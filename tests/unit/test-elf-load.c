@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/elf-load.c: a static executable planned, every malformed one refused. */
+/* kernel/task/elf-load.c: a static executable planned, every malformed one refused. */
 
 #include <shimk/elf-load.h>
 

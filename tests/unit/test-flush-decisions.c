@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* arch/x86/flush-policy.c: flag decoding, the local primitive, the assist filter. */
+/* arch/x86/flush/flush-policy.c: flag decoding, the local primitive, the assist filter. */
 
 #include <asm/flushtlb.h>
 #include <shimk/compiler.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* arch/x86/flush-inject.c: class names both ways, and what each bug bends. */
+/* arch/x86/flush/flush-inject.c: class names both ways, and what each bug bends. */
 
 #include <asm/flush-inject.h>
 #include <asm/flushtlb.h>

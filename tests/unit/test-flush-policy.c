@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* arch/x86/flush-policy.c: the global-pages decision for every CPU kind. */
+/* arch/x86/flush/flush-policy.c: the global-pages decision for every CPU kind. */
 
 #include <asm/flush-policy.h>
 #include <shimk/compiler.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/frame-alloc.c: which frames the pool hands out, and in what order. */
+/* kernel/mm/frame-alloc.c: which frames the pool hands out, and in what order. */
 
 #include <shimk/errno.h>
 #include <shimk/frame.h>

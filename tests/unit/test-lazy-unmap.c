@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/lazy-unmap.c: which CPUs a map after lazy unmaps must flush. */
+/* kernel/mm/lazy-unmap.c: which CPUs a map after lazy unmaps must flush. */
 
 #include <asm/flushtlb.h>
 #include <shimk/compiler.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/run-list.c: run='s names split, and every bad one skipped whole. */
+/* kernel/task/run-list.c: run='s names split, and every bad one skipped whole. */
 
 #include <shimk/run-list.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/sort.c: heapsort against qsort, nearest-rank percentiles. */
+/* kernel/lib/sort.c: heapsort against qsort, nearest-rank percentiles. */
 
 #include <shimk/compiler.h>
 #include <shimk/sort.h>

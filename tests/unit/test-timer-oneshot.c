@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/timer-oneshot.c: when an arm writes, and why a wake was late. */
+/* kernel/sched/timer-oneshot.c: when an arm writes, and why a wake was late. */
 
 #include <shimk/timer-oneshot.h>
 

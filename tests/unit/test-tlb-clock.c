@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* arch/x86/tlb-clock.c: NEED_FLUSH, the tick across a wrap, the filter. */
+/* arch/x86/flush/tlb-clock.c: NEED_FLUSH, the tick across a wrap, the filter. */
 
 #include <asm/flushtlb.h>
 #include <shimk/compiler.h>

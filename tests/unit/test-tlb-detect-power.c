@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/tlb-detect-power.c: placements, the controls' choice, the verdict. */
+/* kernel/tlb-detect/power.c: placements, the controls' choice, the verdict. */
 
 #include <shimk/tlb-detect-power.h>
 

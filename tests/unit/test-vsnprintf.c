@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kernel/vsnprintf.c against the C library's vsnprintf as an oracle. */
+/* kernel/lib/vsnprintf.c against the C library's vsnprintf as an oracle. */
 
 #include <shimk/printk.h>
 

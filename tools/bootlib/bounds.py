@@ -24,7 +24,7 @@ HANG = 2
 INCOMPLETE = 1
 
 
-# kernel/run.c: a run= program may run this long (run-timeout=, s) before
+# kernel/task/run-programs.c: a run= program may run this long (run-timeout=, s) before
 # shimk kills it, and it may be silent all along.
 RUN_TIMEOUT_S = 120
 # Room for shimk to report the kill.

@@ -29,7 +29,7 @@ NOT_OK_RE = re.compile(r"^not ok \d+")
 # failure on the console, as a "not ok" line is.
 BENCH_FAIL_RE = re.compile(r"^shimk: warning: tlbbench: .*: these figures "
                            r"are (invalid|incomplete)$")
-# A program of run= that failed (kernel/run.c): a test failure too.
+# A program of run= that failed (kernel/task/run-programs.c): a test failure too.
 RUN_FAIL_RE = re.compile(r"^shimk: warning: run: \S+( \d+)?: failed: ")
 # shimk's own line before it leaves through a hypervisor call (xl's domU).
 SHIMK_EXIT_RE = re.compile(r"^shimk: exit (\d+)$")

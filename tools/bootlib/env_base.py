@@ -15,7 +15,7 @@ from bootlib.common import ELF, ELF_REL, kvm_usable, newc, note
 
 # tools/boot --gdb: how long QEMU waits for GDB when no --timeout is given.
 GDB_TIMEOUT_S = 3600.0
-# The names run= accepts (kernel/run-list.c).
+# The names run= accepts (kernel/task/run-list.c).
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,30}$")
 
 

@@ -52,7 +52,7 @@ import struct
 import sys
 
 PAGE = 4096
-# Image virtual addresses are physical + this (linker.ld, arch/x86/mm.c
+# Image virtual addresses are physical + this (linker.ld, arch/x86/mm/mm.c
 # map_image_part).
 KERNEL_VIRT_BASE = 0xffffffff80000000
 KERNEL_HALF = 0xffff800000000000

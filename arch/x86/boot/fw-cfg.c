@@ -131,7 +131,7 @@ int fw_cfg_boot_info(struct boot_info *bi)
      * QEMU's PVH option ROM copies the initrd to FW_CFG_INITRD_ADDR
      * after the command line (pc-bios/optionrom/pvh_main.c), so it is
      * there even when the line overran the ROM's start info.  Module 0,
-     * as the start info would have said; kernel/initrd.c still checks
+     * as the start info would have said; kernel/task/initrd.c still checks
      * that it lies in RAM and starts with a newc header.
      */
     {

@@ -23,8 +23,8 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../user/programs.h"
-#include "tlb-detect-run.h"
+#include <user/programs.h>
+#include "private.h"
 
 /*
  * Every slot is a page holding a tag (slot, generation, frame).  A

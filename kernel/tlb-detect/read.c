@@ -21,8 +21,8 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../user/programs.h"
-#include "tlb-detect-run.h"
+#include <user/programs.h>
+#include "private.h"
 
 /*
  * Readers read burst rounds, then halt pace_us (tlb-detect-burst=,

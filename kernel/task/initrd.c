@@ -11,7 +11,7 @@ static const void *initrd_data;
 static size_t initrd_len;
 
 /*
- * Only RAM is direct mapped (arch/x86/mm.c), and boot information may
+ * Only RAM is direct mapped (arch/x86/mm/mm.c), and boot information may
  * be wrong on purpose: a module is read only when the memory map says
  * all of it is RAM.
  */

@@ -70,7 +70,7 @@ struct runqueue
 /*
  * One local timer per CPU serves every timed event: the earliest
  * sleeper, a halt's end, a user slice's end.  An arm writes the timer
- * only when it brings the expiry forward (kernel/timer-oneshot.c): an
+ * only when it brings the expiry forward (kernel/sched/timer-oneshot.c): an
  * expiry that is due but not yet delivered is never written over, since
  * QEMU and Xen deliver it late, from another context, and a write in
  * between cancels it (QEMU's apic_timer_update(), Xen's
@@ -613,7 +613,7 @@ int thread_join(struct thread *t, uint64_t timeout_ms)
  * runs the watchdog (and, on this CPU, re-arms an expiry undelivered for
  * TIMER_LOST_MS, so one CPU alone recovers too).  At most 10 interrupts
  * a second per idle CPU; an arm that leaves an earlier expiry writes
- * nothing (kernel/timer-oneshot.c).
+ * nothing (kernel/sched/timer-oneshot.c).
  */
 #define WATCH_TICK_US (TIMER_GRACE_US * 10)
 

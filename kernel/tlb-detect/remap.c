@@ -21,8 +21,8 @@
 #include <asm/percpu.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
-#include "../user/programs.h"
-#include "tlb-detect-run.h"
+#include <user/programs.h>
+#include "private.h"
 
 static DEFINE_SPINLOCK(kwindow_lock);
 

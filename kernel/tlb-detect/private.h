@@ -8,10 +8,10 @@
 #include <shimk/tlb-detect.h>
 #include <shimk/types.h>
 #include <asm/page.h>
-#include "../user/programs.h"
+#include <user/programs.h>
 
 /*
- * Layout and sizes: kernel/tlb-detect.c says what each kind is for.
+ * Layout and sizes: kernel/tlb-detect/detect.c says what each kind is for.
  *
  * Every L0 here runs the vCPUs in QEMU TCG, whose software TLB is
  * direct-mapped per MMU mode: a page goes to the entry its page number
@@ -122,20 +122,20 @@ struct remapper_arg
 extern unsigned int detect_pace_us, detect_burst;
 
 /*
- * At this burst readers spin alone on their CPU (tlb-detect-read.c):
+ * At this burst readers spin alone on their CPU (read.c):
  * the option's top, and what a spinning placement sets.
  */
 #define SPIN_BURST 1000000u
 
-/* kernel/tlb-detect-read.c: one kernel reader, on its CPU. */
+/* kernel/tlb-detect/read.c: one kernel reader, on its CPU. */
 void detect_kernel_reader(void *arg);
 
-/* kernel/tlb-detect-change.c: one remapper; the run's end. */
+/* kernel/tlb-detect/remap.c: one remapper; the run's end. */
 void detect_remapper(void *arg);
 void detect_stop_run(struct detect_run *d);
 bool detect_run_over(struct detect_run *d);
 
-/* kernel/tlb-detect.c */
+/* kernel/tlb-detect/detect.c */
 paddr_t detect_new_frame(void);
 uint64_t detect_total_stale(struct detect_run *d);
 
