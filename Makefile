@@ -124,16 +124,30 @@ user-elf: $(SDK_EXAMPLES) $(BUILD)/user-elf/bad/stamp
 # glibc, and the initramfs whose /init it is.
 PEER_DIR := $(BUILD)/linux-peer
 
-# Its statistics are tlbbench's own pure files, so both guests' figures
-# are summarized by the same code.
-PEER_SRC := peer/tlbpeer.c kernel/tlbbench/bench-stats.c kernel/lib/sort.c
+# shimk's own pure files, so that both guests' figures are summarized by
+# the same code and the peer names the L0 by shimk's rule; compiled as
+# the host unit tests compile them, then linked with tlbpeer.
+PEER_KSRC := kernel/tlbbench/bench-stats.c kernel/lib/sort.c \
+             guest/cpuid-leaves.c guest/hyperv/leaves.c kernel/lib/vsnprintf.c
+PEER_KOBJS := $(patsubst %.c,$(PEER_DIR)/obj/%.o,$(PEER_KSRC))
+PEER_KCFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+                -Iinclude -include include/shimk/compiler.h \
+                -include $(CONFIG_H) -include include/shimk/kconfig.h \
+                -DSHIMK_HOST_TEST
 
-$(PEER_DIR)/tlbpeer: $(PEER_SRC) include/shimk/bench-stats.h \
-                     include/shimk/sort.h include/shimk/types.h
+$(PEER_DIR)/obj/%.o: %.c $(CONFIG_H)
+	@mkdir -p $(dir $@)
+	@echo "  CC [L]  $@"
+	@$(HOSTCC) $(PEER_KCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(PEER_KOBJS:.o=.d)
+
+$(PEER_DIR)/tlbpeer: peer/tlbpeer.c $(PEER_KOBJS) include/shimk/bench-stats.h \
+                     include/guest/cpuid-leaves.h include/shimk/types.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [L]  $@"
 	@$(HOSTCC) -std=gnu11 -O2 -static -pthread -Wall -Wextra -Werror \
-	  -Iinclude -o $@ $(PEER_SRC)
+	  -Iinclude -o $@ peer/tlbpeer.c $(PEER_KOBJS)
 
 $(PEER_DIR)/initramfs.cpio: $(PEER_DIR)/tlbpeer tools/linux-peer \
                             tools/bootlib/common.py

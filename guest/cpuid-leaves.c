@@ -144,6 +144,23 @@ void hv_choose_interface(struct hv_leaves *l, bool use_hyperv,
     memcpy(l->other_signature, was.signature, 13);
 }
 
+void hv_identify(cpuid_fn fn, bool hypervisor_bit,
+                 bool (*hyperv_wanted)(cpuid_fn fn, uint32_t max_leaf),
+                 bool kvm_built, struct hv_leaves *out)
+{
+    hv_detect(fn, hypervisor_bit, out);
+    /*
+     * KVM with Hyper-V enlightenments offers both interfaces: Hyper-V's
+     * when its remote flush is recommended, as that covers running
+     * vCPUs, which KVM's PV flush does not; else KVM's own, for steal
+     * time and its PV flush (hyperv_flush_wanted(), guest/hyperv/leaves.c).
+     */
+    if ( out->type == HV_HYPERV )
+        hv_choose_interface(out,
+                            hyperv_wanted && hyperv_wanted(fn, out->max_leaf),
+                            kvm_built);
+}
+
 const char *hv_type_name(enum hv_type t)
 {
     switch ( t )

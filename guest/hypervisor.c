@@ -39,18 +39,9 @@ void hypervisor_probe(void)
 {
     const struct hypervisor_ops *tmpl = NULL;
 
-    hv_detect(real_cpuid, boot_cpu.hypervisor, &hv_info);
-    /*
-     * KVM with Hyper-V enlightenments offers both interfaces (README,
-     * "The Hyper-V backend"): Hyper-V's when its remote flush is
-     * recommended, as that covers running vCPUs, which KVM's PV flush
-     * does not; else KVM's own, for steal time and its PV flush.
-     */
-    if ( hv_info.type == HV_HYPERV )
-        hv_choose_interface(&hv_info,
-                            IS_ENABLED(CONFIG_GUEST_HYPERV) &&
-                                hyperv_probe(real_cpuid, hv_info.max_leaf),
-                            IS_ENABLED(CONFIG_GUEST_KVM));
+    hv_identify(real_cpuid, boot_cpu.hypervisor,
+                IS_ENABLED(CONFIG_GUEST_HYPERV) ? hyperv_probe : NULL,
+                IS_ENABLED(CONFIG_GUEST_KVM), &hv_info);
     if ( hv_info.type == HV_XEN && IS_ENABLED(CONFIG_GUEST_XEN) )
     {
         /* Hypercalls are needed before the command line is even read. */
@@ -64,6 +55,17 @@ void hypervisor_probe(void)
     /* Copied once: the templates stay constant, the copy goes read-only. */
     if ( tmpl )
         hypervisor_ops = *tmpl;
+}
+
+void hypervisor_cpuid_exit(void)
+{
+    struct cpuid_leaf r;
+
+    /*
+     * CPUID exits unconditionally under VMX (SDM Vol. 3C, "Instructions
+     * That Cause VM Exits Unconditionally"); KVM intercepts it under SVM.
+     */
+    cpuid(HV_LEAF_FIRST, &r);
 }
 
 int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)

@@ -50,7 +50,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* tlbbench's own statistics, built from the same file (kernel/). */
+/*
+ * shimk's own pure files, linked in: tlbbench's statistics, and the rule
+ * that names the L0.
+ */
+#include <guest/cpuid-leaves.h>
 #include <shimk/bench-stats.h>
 
 #define PAGE 4096ul
@@ -216,67 +220,28 @@ static uint64_t tlb_interrupts(void)
 
 /* --- what this guest is --- */
 
-/* A signature counts only when its leaf's EAX lies in its own block. */
-static uint32_t find_leaves(const char *sig, uint32_t min_extra)
+/* The CPUID instruction, as the shared rule reads it. */
+static void peer_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 {
-    for ( uint32_t base = 0x40000000; base <= 0x40010000; base += 0x100 )
-    {
-        uint32_t r[4];
-        char s[12];
-
-        __cpuid(base, r[0], r[1], r[2], r[3]);
-        memcpy(s, &r[1], 4);
-        memcpy(s + 4, &r[2], 4);
-        memcpy(s + 8, &r[3], 4);
-        if ( !memcmp(s, sig, 12) && r[0] >= base + min_extra &&
-             r[0] <= base + 0xff )
-            return base;
-    }
-    return 0;
+    __cpuid_count(leaf, subleaf, r->a, r->b, r->c, r->d);
 }
 
 /*
- * The L0 by shimk's rule (guest/cpuid-leaves.c): Xen first, then
- * Hyper-V (KVM with Hyper-V enlightenments counts as hyperv when it
- * recommends its remote flush hypercall, as shimk then uses it), KVM,
- * and tcg for none, so that the peer's hv= matches shimk's.
+ * The L0 by shimk's own rule, linked from guest/cpuid-leaves.c and
+ * guest/hyperv/leaves.c (hv_identify()), so that the peer's hv= is
+ * shimk's on the same L0: Xen first, then Hyper-V (KVM with Hyper-V
+ * enlightenments counts as hyperv when it recommends its remote flush,
+ * as shimk then uses it), KVM, TCG.
  */
 static void detect_hv(void)
 {
+    struct hv_leaves l;
     uint32_t a, b, c, d;
 
     __cpuid(1, a, b, c, d);
-    strcpy(hv, "tcg");
-    if ( !(c & 1u << 31) )
-        return;
-    if ( find_leaves("XenVMMXenVMM", 2) )
-    {
-        strcpy(hv, "xen");
-        return;
-    }
-    if ( find_leaves("Microsoft Hv", 5) == 0x40000000 )
-    {
-        __cpuid(0x40000001, a, b, c, d);
-        if ( a == 0x31237648 )                  /* "Hv#1" */
-        {
-            __cpuid(0x40000004, a, b, c, d);
-            /* Bit 2: the remote TLB flush hypercall is recommended. */
-            if ( (a & 4) || !find_leaves("KVMKVMKVM\0\0\0", 1) )
-            {
-                strcpy(hv, "hyperv");
-                return;
-            }
-        }
-    }
-    if ( find_leaves("KVMKVMKVM\0\0\0", 1) )
-    {
-        strcpy(hv, "kvm");
-        return;
-    }
-    /* KVM documents EAX 0 at 0x40000000 as "0x40000001 is the last". */
-    __cpuid(0x40000000, a, b, c, d);
-    if ( !a && b == 0x4b4d564b && c == 0x564b4d56 && d == 0x4d )
-        strcpy(hv, "kvm");
+    hv_identify(peer_cpuid, c & 1u << 31, hyperv_leaves_want_flush, true,
+                &l);
+    snprintf(hv, sizeof(hv), "%s", hv_type_name(l.type));
 }
 
 /*

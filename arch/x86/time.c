@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* TSC time base: where its frequency comes from, conversions, busy waits. */
 
-#include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
 #include <shimk/printk.h>
 #include <shimk/time.h>
 #include <asm/cpufeature.h>
@@ -31,31 +31,6 @@ void udelay(uint64_t us)
 void mdelay(uint64_t ms)
 {
     udelay(ms * 1000);
-}
-
-/* Xen: leaf base+3, sub-leaf 0, ECX = guest TSC kHz (arch-x86/cpuid.h). */
-static uint64_t xen_tsc_khz(void)
-{
-    struct cpuid_leaf r;
-
-    if ( hv_info.max_leaf < hv_info.base + 3 )
-        return 0;
-    cpuid_count(hv_info.base + 3, 0, &r);
-    return r.c;
-}
-
-/*
- * KVM (and VMware): leaf 0x40000010 EAX = TSC kHz, offered by QEMU
- * when the TSC rate is known and stable.
- */
-static uint64_t kvm_tsc_khz(void)
-{
-    struct cpuid_leaf r;
-
-    if ( hv_info.max_leaf < 0x40000010 )
-        return 0;
-    cpuid(0x40000010, &r);
-    return r.a;
 }
 
 /* SDM Vol. 2A, CPUID leaf 15H: TSC = crystal * EBX / EAX. */
@@ -115,22 +90,28 @@ void time_init(void)
     {
         const char *name;
         uint64_t (*get)(void);
-        enum hv_type only_on;
     } sources[] = {
-        { "xen cpuid leaf", xen_tsc_khz, HV_XEN },
-        { "kvm cpuid 0x40000010", kvm_tsc_khz, HV_KVM },
-        { "cpuid 0x15", cpuid15_tsc_khz, HV_NONE },
-        { "pit calibration", pit_tsc_khz, HV_NONE },
-        { "cpuid 0x16", cpuid16_tsc_khz, HV_NONE },
+        { "cpuid 0x15", cpuid15_tsc_khz },
+        { "pit calibration", pit_tsc_khz },
+        { "cpuid 0x16", cpuid16_tsc_khz },
     };
 
-    for ( unsigned int i = 0; i < sizeof(sources) / sizeof(sources[0]); i++ )
+    /* The L0's word first: its CPUID leaves know the guest's TSC rate. */
+    if ( hypervisor_ops.tsc_khz )
+    {
+        uint64_t khz = hypervisor_ops.tsc_khz();
+
+        if ( khz >= 1000 )
+        {
+            tsc_khz = khz;
+            tsc_source = hypervisor_ops.tsc_khz_source;
+        }
+    }
+    for ( unsigned int i = 0;
+          !tsc_khz && i < sizeof(sources) / sizeof(sources[0]); i++ )
     {
         uint64_t khz;
 
-        if ( sources[i].only_on != HV_NONE &&
-             sources[i].only_on != hypervisor_type() )
-            continue;
         khz = sources[i].get();
         if ( khz >= 1000 )
         {

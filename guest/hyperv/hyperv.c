@@ -205,6 +205,8 @@ static void hyperv_describe(char *buf, size_t size)
 
 const struct hypervisor_ops hyperv_ops = {
     .name = "hyperv",
+    /* HvCallNull is not in the TLFS's list for guests: a CPUID exit. */
+    .null_call = hypervisor_cpuid_exit,
     .setup = hyperv_setup,
     .ap_setup = hyperv_ap_setup,
     .flush_tlb = hyperv_flush_tlb,

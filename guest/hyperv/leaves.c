@@ -63,6 +63,14 @@ bool hyperv_flush_wanted(const struct hyperv_leaves *l)
            (l->recommendations & HV_REC_REMOTE_FLUSH);
 }
 
+bool hyperv_leaves_want_flush(cpuid_fn fn, uint32_t max_leaf)
+{
+    struct hyperv_leaves l;
+
+    hyperv_read_leaves(fn, max_leaf, &l);
+    return hyperv_flush_wanted(&l);
+}
+
 bool hyperv_cluster_ipi_wanted(const struct hyperv_leaves *l)
 {
     return hyperv_hypercalls_usable(l) &&

@@ -156,8 +156,26 @@ static void kvm_describe(char *buf, size_t size)
               use_pv_ipi ? " pv-send-ipi" : "");
 }
 
+/*
+ * KVM (and VMware): leaf 0x40000010 EAX = TSC kHz, offered by QEMU
+ * when the TSC rate is known and stable.
+ */
+static uint64_t kvm_tsc_khz(void)
+{
+    struct cpuid_leaf r;
+
+    if ( hv_info.max_leaf < 0x40000010 )
+        return 0;
+    cpuid(0x40000010, &r);
+    return r.a;
+}
+
 const struct hypervisor_ops kvm_ops = {
     .name = "kvm",
+    .tsc_khz = kvm_tsc_khz,
+    .tsc_khz_source = "kvm cpuid 0x40000010",
+    /* KVM has no null hypercall that every guest may make. */
+    .null_call = hypervisor_cpuid_exit,
     .setup = kvm_setup,
     .ap_setup = kvm_ap_setup,
     .flush_tlb = kvm_flush_tlb,

@@ -111,6 +111,52 @@ int xen_fetch_memory_map(struct boot_info *bi)
     return 0;
 }
 
+/*
+ * hypervisor_ops.boot_info_fixup: Xen's additions to what the boot
+ * protocol said (before the memory map is checked).
+ */
+static void xen_boot_info_fixup(struct boot_info *bi)
+{
+    int rc;
+
+    xen_console_reserve(bi);
+    if ( !bi->nr_mmap )
+    {
+        /* Xen's PVH dom0 start info has none (docs/design.md). */
+        rc = xen_fetch_memory_map(bi);
+        if ( rc )
+            panic("no memory map: XENMEM_memory_map failed with %s",
+                  errno_name(rc));
+    }
+    /*
+     * Xen copies a guest's command line into MAX_GUEST_CMDLINE bytes
+     * (xen/include/public/xen.h) and cuts the rest before shimk runs: a
+     * line of exactly that length was most likely cut, and whatever
+     * followed never arrived.
+     */
+    if ( bi->cmdline_len == MAX_GUEST_CMDLINE - 1 )
+        pr_warn("cmdline: *: %u bytes, Xen's limit for a guest's command "
+                "line (MAX_GUEST_CMDLINE): options past it, if any, were cut "
+                "by Xen and never reached shimk\n", MAX_GUEST_CMDLINE - 1);
+}
+
+/* Leaf base+3, sub-leaf 0, ECX = guest TSC kHz (arch-x86/cpuid.h). */
+static uint64_t xen_tsc_khz(void)
+{
+    struct cpuid_leaf r;
+
+    if ( hv_info.max_leaf < hv_info.base + 3 )
+        return 0;
+    cpuid_count(hv_info.base + 3, 0, &r);
+    return r.c;
+}
+
+/* The null hypercall: XENVER_version, which every guest may make. */
+static void xen_null_call(void)
+{
+    xen_version();
+}
+
 int xen_shutdown(unsigned int reason)
 {
     struct sched_shutdown s = { .reason = reason };
@@ -299,6 +345,11 @@ static void xen_exit(int code)
 
 const struct hypervisor_ops xen_ops = {
     .name = "xen",
+    .boot_info_fixup = xen_boot_info_fixup,
+    .own_start_info = true,
+    .tsc_khz = xen_tsc_khz,
+    .tsc_khz_source = "xen cpuid leaf",
+    .null_call = xen_null_call,
     .setup = xen_setup,
     .ap_setup = xen_ap_setup,
     .cpu_up = xen_vcpu_start,

@@ -68,6 +68,24 @@ void hv_detect(cpuid_fn fn, bool hypervisor_bit, struct hv_leaves *out);
 void hv_choose_interface(struct hv_leaves *l, bool use_hyperv,
                          bool kvm_built);
 
+/*
+ * The whole rule, as shimk applies it at boot and the Linux peer
+ * (peer/tlbpeer.c) applies it to say the same hv=: hv_detect(), then,
+ * with Hyper-V found, hv_choose_interface() with use_hyperv from
+ * hyperv_wanted (the Hyper-V leaves read and judged; NULL where that
+ * backend is not built).
+ */
+void hv_identify(cpuid_fn fn, bool hypervisor_bit,
+                 bool (*hyperv_wanted)(cpuid_fn fn, uint32_t max_leaf),
+                 bool kvm_built, struct hv_leaves *out);
+
+/*
+ * Hyper-V's part of the rule (guest/hyperv/leaves.c): its leaves read,
+ * hypercalls usable and its remote flush recommended.  A hyperv_wanted
+ * for hv_identify() that keeps nothing.
+ */
+bool hyperv_leaves_want_flush(cpuid_fn fn, uint32_t max_leaf);
+
 const char *hv_type_name(enum hv_type t);
 
 #endif /* GUEST_CPUID_LEAVES_H */

@@ -15,9 +15,39 @@
  * (__ro_after_init).  Every hook may be NULL; callers go through the
  * guards below, which say -EOPNOTSUPP for a missing one.
  */
+struct boot_info;
+
 struct hypervisor_ops
 {
     const char *name;
+    /*
+     * Boot CPU, inside boot_info_init(): the protocol's information is
+     * read and nothing else is up.  What the L0 adds to it or corrects,
+     * as Xen's own ops have e820_fixup: under Xen the console ring kept
+     * from the frame pool, the memory map a PVH dom0's start info lacks
+     * (XENMEM_memory_map), and the warning for a command line Xen cut.
+     * Panics itself where the L0 fails it.
+     */
+    void (*boot_info_fixup)(struct boot_info *bi);
+    /*
+     * The L0 writes PVH start info itself, so an invalid one is not the
+     * overflow of QEMU's option ROM buffer, and fw_cfg, if any, is not
+     * the loader's (Xen's dom0 sees the outer QEMU's fw_cfg ports).
+     */
+    bool own_start_info;
+    /*
+     * The TSC's kHz from the L0's CPUID leaves, 0 where it does not say;
+     * tsc_khz_source names it in the boot log.  Asked before the other
+     * sources (time_init()).
+     */
+    uint64_t (*tsc_khz)(void);
+    const char *tsc_khz_source;
+    /*
+     * The cheapest round trip to the L0, timed for the boot policy's
+     * table (measure_hypercall()): Xen's xen_version; a CPUID exit where
+     * the L0 has no null call.
+     */
+    void (*null_call)(void);
     /* Boot CPU, once, with the heap up and before the APs start. */
     void (*setup)(void);
     /* Each AP, as it comes up. */

@@ -22,4 +22,10 @@ static inline enum hv_type hypervisor_type(void)
  */
 void hypervisor_shutdown(int code);
 
+/*
+ * One exit to the L0 by CPUID of its first leaf: the null call of L0s
+ * that have none of their own (hypervisor_ops.null_call).
+ */
+void hypervisor_cpuid_exit(void);
+
 #endif /* GUEST_HYPERVISOR_H */

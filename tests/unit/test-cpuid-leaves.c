@@ -323,6 +323,50 @@ static void kvm_with_hyperv(void **state)
     assert_memory_equal(&chosen, &r, sizeof(r));
 }
 
+static bool wanted_answer;
+static uint32_t wanted_max_leaf;
+static unsigned int wanted_calls;
+
+static bool stub_wanted(cpuid_fn fn, uint32_t max_leaf)
+{
+    wanted_calls++;
+    wanted_max_leaf = max_leaf;
+    return wanted_answer;
+}
+
+/* hv_identify(): the rule shimk and the Linux peer both apply. */
+static void identify_is_detect_then_choose(void **state)
+{
+    struct fixture f = { "kvm+hv", kvm_hv_leaves, ARRAY_SIZE(kvm_hv_leaves),
+                         basic_max };
+    struct fixture x = { "xen", xen_leaves, ARRAY_SIZE(xen_leaves),
+                         basic_max };
+    struct hv_leaves r;
+
+    use(&f);
+    wanted_answer = true;
+    wanted_calls = 0;
+    hv_identify(fixture_cpuid, true, stub_wanted, true, &r);
+    expect(&r, HV_HYPERV, 0x40000000, 0x40000005, "Microsoft Hv");
+    assert_int_equal(wanted_calls, 1);
+    assert_int_equal(wanted_max_leaf, 0x40000005);
+
+    wanted_answer = false;
+    hv_identify(fixture_cpuid, true, stub_wanted, true, &r);
+    expect(&r, HV_KVM, 0x40000100, 0x40000101, "KVMKVMKVM\0\0\0");
+
+    /* Hyper-V's backend not built: KVM's interface. */
+    hv_identify(fixture_cpuid, true, NULL, true, &r);
+    expect(&r, HV_KVM, 0x40000100, 0x40000101, "KVMKVMKVM\0\0\0");
+
+    /* No Hyper-V: the Hyper-V leaves are not read at all. */
+    use(&x);
+    wanted_calls = 0;
+    hv_identify(fixture_cpuid, true, stub_wanted, true, &r);
+    assert_int_equal(r.type, HV_XEN);
+    assert_int_equal(wanted_calls, 0);
+}
+
 /* "Microsoft Hv" without the "Hv#1" interface is not Hyper-V proper. */
 static void hyperv_without_interface(void **state)
 {
@@ -488,6 +532,7 @@ int main(void)
         cmocka_unit_test(hyperv_alone),
         cmocka_unit_test(hyperv_has_no_other),
         cmocka_unit_test(kvm_with_hyperv),
+        cmocka_unit_test(identify_is_detect_then_choose),
         cmocka_unit_test(hyperv_without_interface),
         cmocka_unit_test(hyperv_too_few_leaves),
         cmocka_unit_test(xen_max_leaf_too_low),

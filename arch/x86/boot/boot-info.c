@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Turn whatever the boot loader passed into the one struct boot_info. */
 
-#include <guest/hypervisor.h>
-#include <guest/xen.h>
+#include <guest/hypervisor-ops.h>
 #include <shimk/boot-info.h>
 #include <shimk/errno.h>
 #include <shimk/panic.h>
@@ -10,7 +9,6 @@
 #include <shimk/string.h>
 #include <asm/cpufeature.h>
 #include <asm/page.h>
-#include <xen/xen.h>
 
 struct boot_info boot_info;
 
@@ -47,7 +45,7 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
      * overwrites the start info (pc-bios/optionrom/pvh_main.c).  QEMU's
      * fw_cfg still has everything that start info would have said.
      */
-    if ( rc && protocol == BOOT_PVH && hypervisor_type() != HV_XEN &&
+    if ( rc && protocol == BOOT_PVH && !hypervisor_ops.own_start_info &&
          fw_cfg_present() )
     {
         pr_warn("pvh: the start info at %#x is not valid; under QEMU a "
@@ -60,19 +58,10 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
         panic("%s boot information at %#x is invalid: %s",
               boot_protocol_name(protocol), data_pa, errno_name(rc));
 
-    if ( hypervisor_type() == HV_XEN && IS_ENABLED(CONFIG_GUEST_XEN) )
-        xen_console_reserve(bi);
-
+    if ( hypervisor_ops.boot_info_fixup )
+        hypervisor_ops.boot_info_fixup(bi);
     if ( !bi->nr_mmap )
-    {
-        if ( hypervisor_type() != HV_XEN )
-            panic("the boot loader passed no memory map");
-        /* Xen's PVH dom0 start info has none (docs/design.md). */
-        rc = xen_fetch_memory_map(bi);
-        if ( rc )
-            panic("no memory map: XENMEM_memory_map failed with %s",
-                  errno_name(rc));
-    }
+        panic("the boot loader passed no memory map");
 
     overlaps = mmap_sanitize(bi->mmap, &bi->nr_mmap);
     if ( overlaps )
@@ -96,17 +85,6 @@ void boot_info_init(uint32_t protocol, uint32_t data_pa, uint32_t magic)
                 "not fit were dropped, the others kept\n",
                 (unsigned long)bi->cmdline_len, CMDLINE_MAX,
                 bi->cmdline_dropped);
-    /*
-     * Xen copies a guest's command line into MAX_GUEST_CMDLINE bytes
-     * (xen/include/public/xen.h) and cuts the rest before shimk runs: a
-     * line of exactly that length was most likely cut, and whatever
-     * followed never arrived.
-     */
-    if ( hypervisor_type() == HV_XEN &&
-         bi->cmdline_len == MAX_GUEST_CMDLINE - 1 )
-        pr_warn("cmdline: *: %u bytes, Xen's limit for a guest's command "
-                "line (MAX_GUEST_CMDLINE): options past it, if any, were cut "
-                "by Xen and never reached shimk\n", MAX_GUEST_CMDLINE - 1);
 }
 
 void boot_info_print(void)
@@ -121,7 +99,7 @@ void boot_info_print(void)
     else
         ksnprintf(proto, sizeof(proto), "multiboot2 from '%s'", bi->loader);
     pr_info("boot: %s, %u memory map entries%s, %u modules\n", proto,
-            bi->nr_mmap, bi->mmap_from_hypervisor ? " (from Xen)" : "",
+            bi->nr_mmap, bi->mmap_from_hypervisor ? " (from the L0)" : "",
             bi->nr_modules);
     for ( unsigned int i = 0; i < bi->nr_mmap; i++ )
         pr_debug("  mmap %016lx-%016lx type %u\n",

@@ -3,7 +3,6 @@
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
-#include <guest/xen.h>
 #include <shimk/printk.h>
 #include <shimk/sort.h>
 #include <shimk/time.h>
@@ -14,7 +13,6 @@
 #include <asm/processor.h>
 #include <asm/smp.h>
 #include <asm/tlb-measure.h>
-#include <xen/version.h>
 
 #define MAX_ITERS 512
 
@@ -68,18 +66,6 @@ static void op_invpcid(void)
     __asm__ __volatile__("invpcid %0, %1" :: "m"(desc), "r"(2ul) : "memory");
 }
 
-static void op_xen_version(void)
-{
-    xen_version();
-}
-
-static void op_cpuid_exit(void)
-{
-    struct cpuid_leaf r;
-
-    cpuid(HV_LEAF_FIRST, &r);
-}
-
 static void op_assist(void)
 {
     cpumask_t none;
@@ -110,14 +96,9 @@ uint64_t measure_invpcid_all(unsigned int iters)
 
 uint64_t measure_hypercall(unsigned int iters)
 {
-    /*
-     * Xen: xen_version; KVM and Hyper-V have no null call, a CPUID exit
-     * stands in.
-     */
-    if ( hypervisor_type() == HV_XEN )
-        return median_of(op_xen_version, iters);
-    if ( hypervisor_type() == HV_KVM || hypervisor_type() == HV_HYPERV )
-        return median_of(op_cpuid_exit, iters);
+    /* The backend's null call: Xen's xen_version, else a CPUID exit. */
+    if ( hypervisor_ops.null_call )
+        return median_of(hypervisor_ops.null_call, iters);
     return 0;
 }
 
