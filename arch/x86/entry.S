@@ -47,42 +47,6 @@ trap_stub_table:
         .endr
         .text
 
-.macro SAVE_REGS
-        pushq   %rdi
-        pushq   %rsi
-        pushq   %rdx
-        pushq   %rcx
-        pushq   %rax
-        pushq   %r8
-        pushq   %r9
-        pushq   %r10
-        pushq   %r11
-        pushq   %rbx
-        pushq   %rbp
-        pushq   %r12
-        pushq   %r13
-        pushq   %r14
-        pushq   %r15
-.endm
-
-.macro RESTORE_REGS
-        popq    %r15
-        popq    %r14
-        popq    %r13
-        popq    %r12
-        popq    %rbp
-        popq    %rbx
-        popq    %r11
-        popq    %r10
-        popq    %r9
-        popq    %r8
-        popq    %rax
-        popq    %rcx
-        popq    %rdx
-        popq    %rsi
-        popq    %rdi
-.endm
-
 /*
  * From ring 3 the GS base is the user's (every way back to ring 3 swaps
  * it in last), so the saved CS tells what to do.  From ring 0 it does

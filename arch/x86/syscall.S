@@ -31,21 +31,7 @@
         pushq   %rcx
         pushq   $0
         pushq   $SYSCALL_MARK
-        pushq   %rdi
-        pushq   %rsi
-        pushq   %rdx
-        pushq   %rcx
-        pushq   %rax
-        pushq   %r8
-        pushq   %r9
-        pushq   %r10
-        pushq   %r11
-        pushq   %rbx
-        pushq   %rbp
-        pushq   %r12
-        pushq   %r13
-        pushq   %r14
-        pushq   %r15
+        SAVE_REGS
         cld
         sti
         movq    %rsp, %rdi

@@ -28,7 +28,50 @@
 #define REGS_SS      168
 #define REGS_SIZE    176
 
-#ifndef __ASSEMBLER__
+#ifdef __ASSEMBLER__
+/*
+ * The general registers of struct cpu_regs, pushed below the vector and
+ * error code (the last push is r15, at offset 0), and popped back: the
+ * one definition that the trap entry (entry.S) and the SYSCALL entry
+ * (syscall.S) both build their frames with.
+ */
+.macro SAVE_REGS
+    pushq   %rdi
+    pushq   %rsi
+    pushq   %rdx
+    pushq   %rcx
+    pushq   %rax
+    pushq   %r8
+    pushq   %r9
+    pushq   %r10
+    pushq   %r11
+    pushq   %rbx
+    pushq   %rbp
+    pushq   %r12
+    pushq   %r13
+    pushq   %r14
+    pushq   %r15
+.endm
+
+.macro RESTORE_REGS
+    popq    %r15
+    popq    %r14
+    popq    %r13
+    popq    %r12
+    popq    %rbp
+    popq    %rbx
+    popq    %r11
+    popq    %r10
+    popq    %r9
+    popq    %r8
+    popq    %rax
+    popq    %rcx
+    popq    %rdx
+    popq    %rsi
+    popq    %rdi
+.endm
+
+#else
 #include <shimk/types.h>
 
 struct cpu_regs
