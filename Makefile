@@ -127,7 +127,8 @@ PEER_DIR := $(BUILD)/linux-peer
 # shimk's own pure files, so that both guests' figures are summarized by
 # the same code and the peer names the L0 by shimk's rule; compiled as
 # the host unit tests compile them, then linked with tlbpeer.
-PEER_KSRC := kernel/tlbbench/bench-stats.c kernel/lib/sort.c \
+PEER_KSRC := kernel/tlbbench/bench-stats.c kernel/tlbbench/tlbb-line.c \
+             kernel/lib/sort.c \
              guest/cpuid-leaves.c guest/hyperv/leaves.c kernel/lib/vsnprintf.c
 PEER_KOBJS := $(patsubst %.c,$(PEER_DIR)/obj/%.o,$(PEER_KSRC))
 PEER_KCFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -143,6 +144,7 @@ $(PEER_DIR)/obj/%.o: %.c $(CONFIG_H)
 -include $(PEER_KOBJS:.o=.d)
 
 $(PEER_DIR)/tlbpeer: peer/tlbpeer.c $(PEER_KOBJS) include/shimk/bench-stats.h \
+                     include/shimk/tlbb-line.h \
                      include/guest/cpuid-leaves.h include/shimk/types.h
 	@mkdir -p $(dir $@)
 	@echo "  CC [L]  $@"

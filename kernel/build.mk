@@ -54,6 +54,7 @@ obj-y += kernel/tlb-detect/power.o
 obj-y += kernel/tlbbench/bench-stats.o
 obj-y += kernel/tlbbench/run.o
 obj-y += kernel/tlbbench/output.o
+obj-y += kernel/tlbbench/tlbb-line.o
 obj-y += kernel/tlbbench/calib.o
 obj-y += kernel/tlbbench/reuse.o
 obj-y += kernel/tlbbench/remap.o

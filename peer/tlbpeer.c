@@ -56,6 +56,7 @@
  */
 #include <guest/cpuid-leaves.h>
 #include <shimk/bench-stats.h>
+#include <shimk/tlbb-line.h>
 
 #define PAGE 4096ul
 #define SLOTS 8                 /* tagged slots per remap block, as tlbbench */
@@ -65,7 +66,6 @@
 #define CHURN_PAGES 8           /* pages each churn thread maps per pass */
 #define CHURN_THREADS 16        /* tlbbench's churn caps its threads too */
 #define CHURN_BLOCK_NS 3000000000ull    /* tlbbench's 3 s churn deadline */
-#define NOISY_PCT 10
 #define PROGRESS_NS 20000000000ull  /* at most one progress line per 20 s */
 /* A thread that does not answer for this long has stopped: not slowness. */
 #define ANSWER_NS 60000000000ull
@@ -155,12 +155,6 @@ static uint64_t now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cyc_to_ns(uint64_t cyc)
-{
-    return tsc_khz ? (uint64_t)((unsigned __int128)cyc * 1000000 / tsc_khz)
-                   : 0;
 }
 
 static long futex(uint32_t *word, int op, uint32_t val)
@@ -794,71 +788,60 @@ static struct cell *new_cell(unsigned int wl, unsigned int n)
     return c;
 }
 
-static void print_block_lines(const struct cell *c)
+/*
+ * The cell as the line writer shimk uses takes it (tlbb-line.c, linked
+ * in): the same fields in the same order, and the peer's IPI counts.
+ */
+static void line_view(const struct cell *c, struct lat_summary *lat,
+                      struct tlbb_cell *v)
 {
     for ( unsigned int i = 0; i < c->reps; i++ )
-    {
-        const struct lat *l = &c->rep_lat[i];
+        lat[i] = (struct lat_summary){
+            .n = c->rep_ops[i], .p50 = c->rep_lat[i].p50,
+            .p90 = c->rep_lat[i].p90, .p99 = c->rep_lat[i].p99,
+            .max = c->rep_lat[i].max,
+        };
+    *v = (struct tlbb_cell){
+        .prefix = prefix,
+        .wl = c->wl == WL_CHURN ? "churn" : "remap",
+        .mode = "linux",
+        .throughput = c->wl == WL_CHURN,
+        .n = c->n,
+        .reps = c->reps,
+        .idle = c->idle,
+        .rep_lat = lat,
+        .rep_fps = c->rep_fps,
+        .rep_ipis = c->rep_ipis,
+        .ipis = c->ipis,
+        .checked = c->checked,
+        .stale = c->stale,
+        .tsc_khz = tsc_khz,
+    };
+}
 
-        if ( c->wl == WL_CHURN )
-            printf("%s kind=block wl=churn mode=linux threads=%u rep=%u "
-                   "ops=%" PRIu64 " ops_per_s=%" PRIu64 " ipis=%" PRIu64
-                   "\n", prefix, c->n, i, c->rep_ops[i], c->rep_fps[i],
-                   c->rep_ipis[i]);
-        else
-            printf("%s kind=block wl=remap mode=linux n=%u pages=1 rep=%u "
-                   "flushes=%" PRIu64 " p50_cyc=%" PRIu64 " p90_cyc=%"
-                   PRIu64 " p99_cyc=%" PRIu64 " max_cyc=%" PRIu64 " fps=%"
-                   PRIu64 " ipis=%" PRIu64 "\n", prefix, c->n, i,
-                   c->rep_ops[i], l->p50, l->p90, l->p99, l->max,
-                   c->rep_fps[i], c->rep_ipis[i]);
+static void print_block_lines(const struct cell *c)
+{
+    struct lat_summary lat[MAX_REPS];
+    struct tlbb_cell v;
+    char line[512];
+
+    line_view(c, lat, &v);
+    for ( unsigned int i = 0; i < c->reps; i++ )
+    {
+        tlbb_block_line(line, sizeof(line), &v, i);
+        printf("%s\n", line);
     }
 }
 
-/*
- * A cell's figures are medians over its blocks of each block's
- * percentile, as tlbbench's (with 60 flushes a block's p99 is its
- * maximum).
- */
 static void print_cell_line(const struct cell *c)
 {
-    uint64_t v[4][MAX_REPS];
-    struct rep_summary r[4], fps;
-    uint64_t ratio;
+    struct lat_summary lat[MAX_REPS];
+    struct tlbb_cell v;
+    char line[512];
 
-    rep_summarize(c->rep_fps, c->reps, NOISY_PCT, &fps);
-
-    if ( c->wl == WL_CHURN )
-    {
-        printf("%s kind=cell wl=churn mode=linux threads=%u reps=%u "
-               "ops_per_s=%" PRIu64 " ops_per_s_min=%" PRIu64
-               " ops_per_s_max=%" PRIu64 " ipis=%" PRIu64 " checked=%"
-               PRIu64 " stale=%" PRIu64 " idle=%u noisy=%d\n", prefix, c->n,
-               c->reps, fps.med, fps.min, fps.max, c->ipis, c->checked,
-               c->stale, c->idle, fps.noisy);
-        return;
-    }
-    for ( unsigned int i = 0; i < c->reps; i++ )
-    {
-        v[0][i] = c->rep_lat[i].p50;
-        v[1][i] = c->rep_lat[i].p90;
-        v[2][i] = c->rep_lat[i].p99;
-        v[3][i] = c->rep_lat[i].max;
-    }
-    for ( unsigned int k = 0; k < 4; k++ )
-        rep_summarize(v[k], c->reps, NOISY_PCT, &r[k]);
-    ratio = r[0].med ? (r[2].med * 1000 + r[0].med / 2) / r[0].med : 0;
-    printf("%s kind=cell wl=remap mode=linux n=%u pages=1 reps=%u "
-           "p50_cyc=%" PRIu64 " p50_min=%" PRIu64 " p50_max=%" PRIu64
-           " p90_cyc=%" PRIu64 " p99_cyc=%" PRIu64 " max_cyc=%" PRIu64
-           " p50_ns=%" PRIu64 " p90_ns=%" PRIu64 " p99_ns=%" PRIu64
-           " max_ns=%" PRIu64 " p99_vs_p50=%" PRIu64 ".%03" PRIu64
-           " fps=%" PRIu64 " ipis=%" PRIu64 " checked=%" PRIu64
-           " stale=%" PRIu64 " noisy=%d\n", prefix, c->n, c->reps,
-           r[0].med, r[0].min, r[0].max, r[1].med, r[2].med, r[3].med,
-           cyc_to_ns(r[0].med), cyc_to_ns(r[1].med), cyc_to_ns(r[2].med),
-           cyc_to_ns(r[3].med), ratio / 1000, ratio % 1000, fps.med,
-           c->ipis, c->checked, c->stale, r[0].noisy);
+    line_view(c, lat, &v);
+    tlbb_cell_line(line, sizeof(line), &v);
+    printf("%s\n", line);
 }
 
 static const struct profile *profile_from_cmdline(void)

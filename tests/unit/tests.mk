@@ -105,6 +105,11 @@ unit-tests += timer-oneshot
 unit-timer-oneshot-src := tests/unit/test-timer-oneshot.c \
                           kernel/sched/timer-oneshot.c
 
+unit-tests += tlbb-line
+unit-tlbb-line-src := tests/unit/test-tlbb-line.c kernel/tlbbench/tlbb-line.c \
+                      kernel/tlbbench/bench-stats.c kernel/lib/sort.c \
+                      kernel/lib/vsnprintf.c
+
 unit-tests += hyperv-leaves
 unit-hyperv-leaves-src := tests/unit/test-hyperv-leaves.c \
                           guest/hyperv/leaves.c kernel/lib/vsnprintf.c
