@@ -53,22 +53,6 @@ void spin_lock(spinlock_t *l)
     held(l);
 }
 
-bool spin_trylock(spinlock_t *l)
-{
-    uint16_t head = __atomic_load_n(&l->head, __ATOMIC_RELAXED);
-    uint32_t expect = head | ((uint32_t)head << 16);
-    uint32_t want = head | ((uint32_t)(uint16_t)(head + 1) << 16);
-
-    /* head and tail are adjacent: one CAS claims the free lock. */
-    BUILD_BUG_ON(__builtin_offsetof(spinlock_t, tail) != 2);
-    if ( !__atomic_compare_exchange_n((uint32_t *)l, &expect, want, false,
-                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) )
-        return false;
-    l->owner = (int16_t)smp_processor_id();
-    held(l);
-    return true;
-}
-
 void spin_unlock(spinlock_t *l)
 {
     this_cpu()->locks_held--;
@@ -88,9 +72,4 @@ void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
 {
     spin_unlock(l);
     local_irq_restore(flags);
-}
-
-bool spin_is_locked(const spinlock_t *l)
-{
-    return READ_ONCE(l->head) != READ_ONCE(l->tail);
 }

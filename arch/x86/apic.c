@@ -166,9 +166,3 @@ void apic_init_ap(void)
 {
     apic_enable_local();
 }
-
-/* IRR: SDM Vol. 3A, 11.8.4; one 32-bit register per 32 vectors. */
-bool apic_vector_requested(unsigned int vector)
-{
-    return apic_read(APIC_IRR + (vector / 32) * 0x10) & (1u << (vector % 32));
-}

@@ -11,13 +11,12 @@ static const struct
 {
     const char id[13];
     enum cpu_vendor vendor;
-    const char *name;
 } vendors[] = {
-    { "GenuineIntel", VENDOR_INTEL, "intel" },
-    { "AuthenticAMD", VENDOR_AMD, "amd" },
-    { "HygonGenuine", VENDOR_HYGON, "hygon" },
-    { "CentaurHauls", VENDOR_CENTAUR, "centaur" },
-    { "  Shanghai  ", VENDOR_ZHAOXIN, "zhaoxin" },
+    { "GenuineIntel", VENDOR_INTEL },
+    { "AuthenticAMD", VENDOR_AMD },
+    { "HygonGenuine", VENDOR_HYGON },
+    { "CentaurHauls", VENDOR_CENTAUR },
+    { "  Shanghai  ", VENDOR_ZHAOXIN },
 };
 
 enum cpu_vendor cpu_vendor_from_string(const char *s12)
@@ -26,14 +25,6 @@ enum cpu_vendor cpu_vendor_from_string(const char *s12)
         if ( !memcmp(s12, vendors[i].id, 12) )
             return vendors[i].vendor;
     return VENDOR_UNKNOWN;
-}
-
-const char *cpu_vendor_name(enum cpu_vendor v)
-{
-    for ( unsigned int i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++ )
-        if ( vendors[i].vendor == v )
-            return vendors[i].name;
-    return "unknown";
 }
 
 void cpu_features_init(void)

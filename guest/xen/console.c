@@ -121,8 +121,3 @@ void xen_console_init(bool domu)
     /* Everything printed so far goes out first: nothing is lost. */
     console_register_replay(&pv_sink);
 }
-
-bool xen_console_stuck(void)
-{
-    return stuck;
-}

@@ -72,11 +72,6 @@ bool xen_is_dom0(void)
     return boot_info.pvh_flags & SIF_INITDOMAIN;
 }
 
-int xen_domain_id(void)
-{
-    return xen_domid;
-}
-
 /* The BIOS E820 entry layout XENMEM_memory_map returns (memory.h). */
 struct e820_entry
 {

@@ -97,9 +97,6 @@ static inline void apic_eoi(void)
  */
 int apic_icr_write(uint32_t lo, uint32_t dest);
 
-/* IRR: is vector requested and not yet delivered (SDM Vol. 3A, 11.8.4)? */
-bool apic_vector_requested(unsigned int vector);
-
 /* --- the local APIC timer (arch/x86/apic-timer.c) --- */
 
 struct oneshot;

@@ -32,9 +32,6 @@ extern struct cpu_features boot_cpu;
 /* Fill boot_cpu from CPUID; early, before anything depends on it. */
 void cpu_features_init(void);
 
-/* "intel", "amd", ... for logs. */
-const char *cpu_vendor_name(enum cpu_vendor v);
-
 /* Vendor from the 12-byte CPUID.0 string (EBX, EDX, ECX order). */
 enum cpu_vendor cpu_vendor_from_string(const char *s12);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Copies between kernel memory and the current task's user memory. */
+/* Copies from the current task's user memory into the kernel. */
 #ifndef ASM_UACCESS_H
 #define ASM_UACCESS_H
 
@@ -13,6 +13,5 @@
  * mapping another thread removes meanwhile.
  */
 int copy_from_user(void *dst, uint64_t usrc, size_t len);
-int copy_to_user(uint64_t udst, const void *src, size_t len);
 
 #endif /* ASM_UACCESS_H */

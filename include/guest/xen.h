@@ -47,9 +47,6 @@ void xen_console_reserve(struct boot_info *bi);
 /* After mm_init: register the PV console sink (default in a domU). */
 void xen_console_init(bool domu);
 
-/* Did xenconsoled stop draining the ring (output then dropped)? */
-bool xen_console_stuck(void);
-
 /*
  * VCPUOP_initialise + VCPUOP_up of vCPU vcpu in long mode (guest/
  * xen/vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.
@@ -60,8 +57,6 @@ int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
 /* VCPUOP_down: an AP that missed its start deadline stays down. */
 int xen_vcpu_stop(unsigned int vcpu);
 
-/* From CPUID leaf base+4, when Xen says (-1 otherwise). */
-int xen_domain_id(void);
 bool xen_is_dom0(void);
 
 #endif /* GUEST_XEN_H */

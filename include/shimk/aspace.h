@@ -54,14 +54,6 @@ int aspace_map(struct aspace *as, vaddr_t va, paddr_t pa, unsigned int order,
                unsigned int prot);
 
 /*
- * Point an existing mapping at new frames in one store, then flush
- * every CPU that may cache it.  *old gets the previous frame.  When
- * this returns no CPU can reach the old frames through va.
- */
-int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
-                 unsigned int order, unsigned int prot, paddr_t *old);
-
-/*
  * The same with the flush chosen by the caller: flush is the flags for
  * flush_area_mask() over the space's CPUs (e.g. FLUSH_TLB alone for a
  * whole-space flush), or 0 for none at all: then the caller flushes,

@@ -112,6 +112,5 @@ void frames_reuse_stats(struct frame_reuse_stats *s);
 struct frame *frame_info(paddr_t pa);
 
 uint32_t frames_free(void);
-uint32_t frames_total(void);
 
 #endif /* SHIMK_FRAME_H */

@@ -23,10 +23,8 @@ typedef struct spinlock
 #define DEFINE_SPINLOCK(l) spinlock_t l = SPINLOCK_INIT(#l)
 
 void spin_lock(spinlock_t *l);
-bool spin_trylock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 unsigned long spin_lock_irqsave(spinlock_t *l);
 void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags);
-bool spin_is_locked(const spinlock_t *l);
 
 #endif /* SHIMK_SPINLOCK_H */

@@ -314,8 +314,3 @@ uint32_t frames_free(void)
 {
     return READ_ONCE(pool.nr_free);
 }
-
-uint32_t frames_total(void)
-{
-    return pool.nr_usable;
-}

@@ -182,15 +182,6 @@ uint64_t tlbb_med_p50(const struct cell *c)
     return med_of(v, c->reps);
 }
 
-uint64_t tlbb_med_p99(const struct cell *c)
-{
-    uint64_t v[MAX_REPS];
-
-    for ( unsigned int i = 0; i < c->reps; i++ )
-        v[i] = c->rep_lat[i].p99;
-    return med_of(v, c->reps);
-}
-
 uint64_t tlbb_med_fps(const struct cell *c)
 {
     return med_of(c->rep_fps, c->reps);

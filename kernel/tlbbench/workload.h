@@ -112,7 +112,6 @@ const struct cell *tlbb_find(const struct workload *wl, unsigned int mode,
                              unsigned int n, unsigned int pages);
 /* The median over a cell's blocks of their p50, p99, throughput. */
 uint64_t tlbb_med_p50(const struct cell *c);
-uint64_t tlbb_med_p99(const struct cell *c);
 uint64_t tlbb_med_fps(const struct cell *c);
 /* Add the flush counters' change over a block to the cell's totals. */
 void tlbb_count_flushes(struct cell *c, const struct flush_counters *c0,

@@ -8,7 +8,6 @@
 import os
 import re
 import socket
-import sys
 
 from bootlib import bounds, console, faultdump
 from bootlib.common import ELF, ELF_REL, kvm_usable, newc, note
@@ -251,9 +250,3 @@ class KvmEnv(Env):
     def check(self):
         ok, why = kvm_usable()
         return None if ok else (77, why)
-
-
-def require_elf(elf):
-    if not os.path.isfile(elf):
-        note("build/shimk.elf not found: run make first")
-        sys.exit(2)

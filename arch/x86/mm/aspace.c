@@ -185,13 +185,6 @@ int aspace_remap_flags(struct aspace *as, vaddr_t va, paddr_t pa,
     return 0;
 }
 
-int aspace_remap(struct aspace *as, vaddr_t va, paddr_t pa,
-                 unsigned int order, unsigned int prot, paddr_t *old)
-{
-    return aspace_remap_flags(as, va, pa, order, prot, old,
-                              flush_flags(order));
-}
-
 /* Is the L1 table covering va empty?  Then take it out; its address. */
 static paddr_t take_empty_table(struct aspace *as, vaddr_t va)
 {

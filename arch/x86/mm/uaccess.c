@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* copy_from_user/copy_to_user: checked ranges, fault-tolerant copies. */
+/* copy_from_user: a checked range, a fault-tolerant copy. */
 
 #include <shimk/aspace.h>
 #include <shimk/errno.h>
@@ -23,13 +23,4 @@ int copy_from_user(void *dst, uint64_t usrc, size_t len)
     if ( !as || !aspace_user_range_ok(as, usrc, len, false) )
         return -EFAULT;
     return copy_fixup(dst, (const void *)usrc, len) ? -EFAULT : 0;
-}
-
-int copy_to_user(uint64_t udst, const void *src, size_t len)
-{
-    struct aspace *as = aspace_current();
-
-    if ( !as || !aspace_user_range_ok(as, udst, len, true) )
-        return -EFAULT;
-    return copy_fixup((void *)udst, src, len) ? -EFAULT : 0;
 }
