@@ -210,7 +210,7 @@ matrix: all
 # more per environment, over the four or more classes each can show; last
 # the ring-3 fuzzer at 1,000,000 iterations per environment.
 # Timeouts at 10 times a row's own: 50 times the flushes take 30-40
-# times as long here, and a hung row must still end (README).
+# times as long here, and a hung row must still end (docs/flush.md).
 stress: deps
 	@$(MAKE) --no-print-directory all
 	tools/run-matrix --group detector --timeout-scale 10 \

@@ -34,7 +34,7 @@
  *   every INIT and STARTUP IPI sender until the IPI is delivered, and
  *   Xen 4.17's credit2 (its default scheduler) can leave the paused BSP
  *   unscheduled for good after the unpause: 3-6 % of 4-vCPU boots
- *   stalled so (README, "AP start-up under Xen").  The hypercall
+ *   stalled so (docs/smp.md, "AP start-up under Xen").  The hypercall
  *   pauses nobody.  ap-start=sipi keeps the IPIs for testing them.
  * APs are started one at a time: they share the trampoline's fields.
  */

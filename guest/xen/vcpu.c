@@ -13,7 +13,7 @@
 /*
  * Xen pauses a vCPU that sends an INIT or STARTUP IPI until a tasklet
  * has delivered it (vlapic_ipi() in Xen 4.17), and credit2 can strand
- * the paused BSP after the unpause (README, "AP start-up under Xen").
+ * the paused BSP after the unpause (docs/smp.md, "AP start-up under Xen").
  * VCPUOP_initialise loads the AP's registers from a vcpu_hvm_context
  * (public/hvm/hvm_vcpu.h) and VCPUOP_up makes it runnable (public/
  * vcpu.h): no IPI, no pause, and no real-mode trampoline.  In

@@ -3,10 +3,13 @@
 # The docs stand on their own, and docs/design.md matches the tree (TAP).
 #
 # tools/check-links: its slugs and link rules on small cases, then the tree
-# itself (every link of README.md and docs/ resolves; nothing cites a
-# document a clone lacks). Then the contract's tables against the code:
-# command-line options, tools/boot's options, the matrix keys, the
-# environments, the boot summary's keys and order, the exit codes.
+# itself (every link of README.md, CHANGES.md and docs/ resolves; nothing
+# cites a document a clone lacks). The README stays a front door: short,
+# linking every page of docs/, each page opening with its SPDX and purpose
+# lines; CHANGES.md speaks without issue numbers. Then the contract's
+# tables against the code: command-line options, tools/boot's options,
+# the matrix keys, the environments, the boot summary's keys and order,
+# the exit codes.
 
 import ast
 import importlib.machinery
@@ -141,6 +144,55 @@ def nothing_cites_a_document_a_clone_lacks():
     found = cl.outside_citations(ROOT)
     for p in found:
         print("# %s" % p)
+    return not found
+
+
+README_MAX_LINES = 260   # "at most about 250"
+
+
+def docs_pages():
+    docs = os.path.join(ROOT, "docs")
+    return sorted(f for f in os.listdir(docs) if f.endswith(".md"))
+
+
+@case
+def the_readme_is_short_and_links_every_page():
+    text = read("README.md")
+    targets = {t.partition("#")[0] for _, t in cl.links(text)}
+    missing = [p for p in ["CHANGES.md"] + ["docs/" + f for f in
+                                            docs_pages()]
+               if p not in targets]
+    for p in missing:
+        print("# README.md does not link %s" % p)
+    lines = text.count("\n")
+    if lines > README_MAX_LINES:
+        print("# README.md has %d lines, more than %d"
+              % (lines, README_MAX_LINES))
+    return not missing and lines <= README_MAX_LINES
+
+
+@case
+def every_page_opens_with_its_spdx_and_purpose_lines():
+    bad = []
+    for f in docs_pages():
+        head = read("docs/" + f).split("\n")[:2]
+        if (len(head) < 2 or
+                head[0] != "<!-- SPDX-License-Identifier: GPL-2.0-only -->"
+                or not re.fullmatch(r"<!-- \S.* -->", head[1])):
+            bad.append(f)
+    for f in bad:
+        print("# docs/%s: the first two lines are not the SPDX and "
+              "purpose comments" % f)
+    return not bad and len(docs_pages()) > 10
+
+
+@case
+def changes_speak_without_issue_numbers():
+    found = [(n, line) for n, line in
+             enumerate(read("CHANGES.md").split("\n"), 1)
+             if re.search(r"(?<![\w/&])#\d+(?![\w-])|\b[Ii]ssues? \d", line)]
+    for n, line in found:
+        print("# CHANGES.md:%d: %s" % (n, line.strip()))
     return not found
 
 

@@ -47,8 +47,9 @@ NO_DOM0_MEMORY = ("shimk is Xen's dom0 here: no domain can read its memory, "
                   "and Xen reboots at once")
 
 # Xen 4.17's credit2 can leave a vCPU unscheduled for good after Xen
-# unpauses it from an INIT or STARTUP IPI it sent (README, "AP start-up
-# under Xen"): about 3 % of 4-vCPU boots with INIT-SIPI stalled so here.
+# unpauses it from an INIT or STARTUP IPI it sent (docs/smp.md, "AP
+# start-up under Xen"): about 3 % of 4-vCPU boots with INIT-SIPI
+# stalled so here.
 # With no migration resistance the idle pCPU that credit2 tickles takes
 # the vCPU. Later options win, so --xen-append can restore the default
 # (sched_credit2_migrate_resist=500).
