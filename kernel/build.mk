@@ -32,6 +32,8 @@ obj-y += kernel/boot/acpi-walk.o
 
 # sched/: run queues, the timer and its watchdog.
 obj-y += kernel/sched/sched.o
+obj-y += kernel/sched/timer.o
+obj-y += kernel/sched/stats.o
 obj-y += kernel/sched/timer-oneshot.o
 
 # task/: tasks, system calls and the initrd's programs.
