@@ -51,6 +51,7 @@ obj-y += kernel/tlb-detect/detect.o
 obj-y += kernel/tlb-detect/read.o
 obj-y += kernel/tlb-detect/remap.o
 obj-y += kernel/tlb-detect/power.o
+obj-y += kernel/tlb-detect/tag.o
 
 # tlbbench/: the flush benchmark.
 obj-y += kernel/tlbbench/bench-stats.o

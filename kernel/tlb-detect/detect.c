@@ -55,25 +55,6 @@
  * shows another slot's tag at once.
  */
 
-void detect_write_tag(paddr_t frame, uint64_t slot, uint64_t gen)
-{
-    struct detect_tag *tag = phys_to_virt(frame);
-
-    tag->magic = DETECT_MAGIC;
-    tag->slot = slot;
-    tag->gen = gen;
-    tag->frame = frame;
-}
-
-paddr_t detect_new_frame(void)
-{
-    paddr_t pa = frame_alloc_user();
-
-    if ( !pa )
-        panic("tlb detector: out of frames");
-    return pa;
-}
-
 static void add_item(struct detect_run *d, enum item_kind kind,
                      unsigned int index)
 {
@@ -193,19 +174,6 @@ static void teardown(struct detect_run *d)
     for ( unsigned int i = 0; i < n; i++ )
         frame_free(old[i]);
     /* The control page and the slots go with the task's space. */
-}
-
-uint64_t detect_total_stale(struct detect_run *d)
-{
-    struct detect_args *args = task_args(d->task);
-    uint64_t n = 0;
-    unsigned int cpu;
-
-    for ( unsigned int i = 0; i < d->nreaders; i++ )
-        n += READ_ONCE(args->reader[i].stale);
-    for_each_cpu ( cpu, &d->kreader_cpus )
-        n += READ_ONCE(d->kreader[cpu].r.stale);
-    return n;
 }
 
 static void first_bad(struct detect_result *r, unsigned int cpu,
