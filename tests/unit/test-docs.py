@@ -234,17 +234,17 @@ def literal(rel, name):
 
 @case
 def matrix_keys_are_the_contracts():
-    code = literal("tools/run-matrix", "KEYS")
+    code = literal("tools/bootlib/matrix.py", "KEYS")
     doc = set(code_words(first_cells(section("### Matrix keys"))))
     for k in sorted(code ^ doc):
-        print("# only in %s: %s" % ("tools/run-matrix" if k in code
+        print("# only in %s: %s" % ("tools/bootlib/matrix.py" if k in code
                                     else "docs/design.md", k))
     return code == doc
 
 
 @case
 def environments_are_the_contracts():
-    code = set(literal("tools/run-matrix", "ENVS"))
+    code = set(literal("tools/bootlib/matrix.py", "ENVS"))
     doc = set(code_words(first_cells(section("### Environments"))))
     return code == doc and len(code) == 8
 
