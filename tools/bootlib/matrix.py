@@ -246,16 +246,27 @@ class Row:
         return self.boot_timeout(scale) * boots
 
 
-def load(path):
-    """The rows of one matrix file, in the file's order."""
+def parse(text, path):
+    """The rows of a matrix file's text, in its order; path names the
+    file in errors.  ';' or '#' after a blank starts a comment, and no
+    section is a default for the others."""
     cp = configparser.ConfigParser(inline_comment_prefixes=(";", "#"),
                                    interpolation=None, default_section="\0")
     try:
-        with open(path, encoding="utf-8") as f:
-            cp.read_file(f)
-    except (OSError, configparser.Error) as e:
+        cp.read_string(text, source=path)
+    except configparser.Error as e:
         raise MatrixError("%s: %s" % (path, e))
     return [Row(name, cp[name], path) for name in cp.sections()]
+
+
+def load(path):
+    """The rows of one matrix file, in the file's order."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise MatrixError("%s: %s" % (path, e))
+    return parse(text, path)
 
 
 def load_all(paths):
