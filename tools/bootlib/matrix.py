@@ -31,8 +31,8 @@ from bootlib.common import ROOT
 
 BOOT = os.path.join(ROOT, "tools", "boot")
 CHECK_DIR = os.path.join(ROOT, "build", "check")
-# The matrix of make check.
-DEFAULT_MATRIX = os.path.join(ROOT, "tests", "boot-matrix.ini")
+# The matrix of make check: one file per environment, read in name order.
+DEFAULT_MATRIX = os.path.join(ROOT, "tests", "matrix", "*.ini")
 
 KEYS = {"env", "smp", "host_cpus", "mem", "cpu", "append", "xen_append",
         "timeout", "expect", "expect_hv", "summary", "expect_lines",
