@@ -385,4 +385,71 @@ def the_mutation_table_is_in_environment_order():
             matrix.mutation_lines(rows[:0], {}, logs) == [])
 
 
+# tests/matrix/: a file per environment (docs/testing.md#the-matrix-files).
+FILES = {"tcg.ini": {"tcg"}, "kvm.ini": {"kvm"},
+         "grub.ini": {"grub", "grub-xen"}, "xen.ini": {"xen"},
+         "xl.ini": {"xl"}, "nested.ini": {"kvm-nested", "hyperv-nested"}}
+
+
+def matrix_rows():
+    """{file name: its rows} of the real matrix."""
+    return {os.path.basename(p): matrix.load(p)
+            for p in matrix.matrix_files()}
+
+
+@case
+def every_row_is_in_its_environments_file():
+    files = matrix_rows()
+    wrong = [(f, r.name, r.env) for f, rows in files.items()
+             for r in rows if r.env not in FILES.get(f, ())]
+    for w in wrong:
+        print("# %s: [%s] env = %s" % w)
+    names = [r.name for rows in files.values() for r in rows]
+    covered = set().union(*FILES.values())
+    return (not wrong and sorted(files) == sorted(FILES) and
+            covered == set(matrix.ENVS) and
+            len(matrix.load_all(matrix.matrix_files())) == len(names) > 80)
+
+
+@case
+def a_negative_control_follows_its_detector_rows():
+    """In a file, an environment's negative detector control comes after
+    its other detector rows, with only detector and fault rows between
+    (the fault rows run the detector with the L0's hook failing)."""
+    bad = []
+    for f, rows in matrix_rows().items():
+        for i, r in enumerate(rows):
+            if not {"detector", "negative"} <= set(r.groups):
+                continue
+            mine = [j for j, o in enumerate(rows) if o.env == r.env and
+                    "detector" in o.groups and "negative" not in o.groups]
+            if not mine:
+                continue
+            between = rows[min(mine):i]
+            if mine[-1] > i or any(not {"detector", "fault"} &
+                                   set(o.groups) for o in between):
+                bad.append((f, r.name))
+    for b in bad:
+        print("# %s: [%s] is not right after its detector rows" % b)
+    return not bad
+
+
+@case
+def each_matrix_file_says_what_it_holds_and_links_the_keys():
+    bad = []
+    for path in matrix.matrix_files():
+        with open(path) as f:
+            head = f.read().split("\n")[:7]
+        text = " ".join(head)
+        if (head[0] != "# SPDX-License-Identifier: GPL-2.0-only" or
+                not head[1].startswith("# make check's rows ") or
+                "docs/testing.md#the-matrix-files" not in text):
+            bad.append(os.path.basename(path))
+    for b in bad:
+        print("# tests/matrix/%s: no SPDX, purpose or legend link" % b)
+    with open(os.path.join(matrix.ROOT, "docs", "testing.md")) as f:
+        anchored = "\n## The matrix files\n" in f.read()
+    return not bad and anchored
+
+
 sys.exit(pytap.main())
