@@ -254,7 +254,7 @@ help:
 	@echo "make fuzz         every parser's fuzz target, FUZZ_SECONDS (600) each"
 	@echo "make user-elf     the SDK's example programs, $(BUILD)/user-elf/"
 	@echo "make linux-peer   the Linux peer's tlbpeer and initramfs, $(BUILD)/linux-peer/"
-	@echo "make matrix       boot matrix only (tests/boot-matrix.ini)"
+	@echo "make matrix       boot matrix only (tests/matrix/*.ini)"
 	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"
 	@echo "make defconfig | menuconfig | olddefconfig | savedefconfig"
 	@echo "make clean"

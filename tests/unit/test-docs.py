@@ -8,8 +8,8 @@
 # linking every page of docs/, each page opening with its SPDX and purpose
 # lines; CHANGES.md speaks without issue numbers. Then the contract's
 # tables against the code: command-line options, tools/boot's options,
-# the matrix keys, the environments, the boot summary's keys and order,
-# the exit codes.
+# the matrix keys (and testing.md's legend of them), the environments,
+# the boot summary's keys and order, the exit codes.
 
 import ast
 import importlib.machinery
@@ -234,17 +234,29 @@ def literal(rel, name):
 
 @case
 def matrix_keys_are_the_contracts():
-    code = literal("tools/run-matrix", "KEYS")
+    code = literal("tools/bootlib/matrix.py", "KEYS")
     doc = set(code_words(first_cells(section("### Matrix keys"))))
     for k in sorted(code ^ doc):
-        print("# only in %s: %s" % ("tools/run-matrix" if k in code
+        print("# only in %s: %s" % ("tools/bootlib/matrix.py" if k in code
                                     else "docs/design.md", k))
     return code == doc
 
 
 @case
+def the_matrix_files_legend_names_every_key():
+    text = read("docs/testing.md")
+    keys = text.split("\n### Keys\n", 1)[1].split("\n## ", 1)[0]
+    doc = set(re.findall(r"^- `([a-z0-9_]+)`:", keys, re.M))
+    code = literal("tools/bootlib/matrix.py", "KEYS")
+    for k in sorted(code ^ doc):
+        print("# only in %s: %s" % ("tools/bootlib/matrix.py" if k in code
+                                    else "docs/testing.md", k))
+    return code == doc
+
+
+@case
 def environments_are_the_contracts():
-    code = set(literal("tools/run-matrix", "ENVS"))
+    code = set(literal("tools/bootlib/matrix.py", "ENVS"))
     doc = set(code_words(first_cells(section("### Environments"))))
     return code == doc and len(code) == 8
 

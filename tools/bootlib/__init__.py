@@ -1,2 +1,2 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Modules of tools/boot, one concern each.
+# Modules of tools/boot, run-matrix and tlbbench-report, one concern each.

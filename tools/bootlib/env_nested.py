@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import time
 
 from bootlib import bounds, common, console, kvm_stall, peer

@@ -14,8 +14,7 @@ import time
 from bootlib import common, console, faultdump, memcheck, peer, xen_triple
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
-                             XEN_PBUF_CHARS, XEN_REL, XEN_SCHED_ARGS, XenEnv,
-                             dom0_crashed)
+                             XEN_REL, XEN_SCHED_ARGS, XenEnv, dom0_crashed)
 
 XL_KERNEL_REL = os.path.join("build", "xl", "dom0-kernel")
 XL_KERNEL = os.path.join(common.ROOT, XL_KERNEL_REL)

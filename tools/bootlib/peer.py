@@ -17,7 +17,7 @@ import re
 import sys
 import time
 
-from bootlib import common
+from bootlib import common, tlbb
 from bootlib.common import note
 
 PEER_DIR = os.path.join(common.BUILD, "linux-peer")
@@ -34,12 +34,12 @@ PEER_TIMEOUT_S = {"quick": 360, "full": 1200}
 # A peer whose console has not grown for this long has stopped: Linux
 # with "quiet" prints nothing while it boots, which took up to 40 s.
 PEER_SILENT_S = 150
-# The peer's lines on tools/boot's stdout.
-SHOW_PREFIX = "linux| "
+# The peer's lines on tools/boot's stdout: the prefix tlbbench-report
+# reads them by.
+SHOW_PREFIX = tlbb.PEER_PREFIX
 # The peer's console, as the L0's Linux relays it.
 LINE_PREFIX = "linux-peer| "
 EXIT_RE = re.compile(r"^tlbpeer: exit (\d+)$")
-SUM_RE = re.compile(r"^TLBB-SUM v=1 os=linux ")
 PANIC_RE = re.compile(r"Kernel panic - not syncing")
 PROFILE_RE = re.compile(r"(?:^|\s)bench=(quick|full)(?:\s|$)")
 # Bumped when the layout of the cached archives below changes.
@@ -170,7 +170,7 @@ class Peer:
         m = EXIT_RE.match(text)
         if m:
             self.exit = int(m.group(1))
-        elif SUM_RE.match(text):
+        elif tlbb.PEER_SUM_RE.match(text):
             self.sum = True
         elif PANIC_RE.search(text) and self.panic is None:
             self.panic = text.strip()

@@ -32,7 +32,6 @@ _REG_RE = re.compile(r"\b(rsp|cr[0234]): ([0-9a-f]{16})")
 _GSB_RE = re.compile(r"gsb: ([0-9a-f]{16})\s+gss: ([0-9a-f]{16})")
 _PREFIX_RE = re.compile(r"^\(XEN\) ")
 RFLAGS_IF = 1 << 9
-SHIMK_CS = memcheck.GDT_KERNEL_CS
 # Xen's own ring-0 code selector (xen/arch/x86/include/asm/desc.h).
 XEN_CS = memcheck.XEN_CS
 # Lines of a dump after its head that we read (Xen prints about 14).
