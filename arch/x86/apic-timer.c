@@ -200,6 +200,18 @@ void apic_timer_describe(char *buf, size_t size)
               !!(apic_read(APIC_ISR + reg) & bit));
 }
 
+void apic_timer_read_state(struct apic_timer_state *s)
+{
+    unsigned int reg = (TIMER_VECTOR / 32) * 0x10;
+    uint32_t bit = 1u << (TIMER_VECTOR % 32);
+
+    s->count = apic_timer_tsc_deadline ? rdmsr(MSR_TSC_DEADLINE)
+                                       : apic_read(APIC_TIMER_CUR);
+    s->lvtt = apic_read(APIC_LVT_TIMER);
+    s->irr = apic_read(APIC_IRR + reg) & bit;
+    s->isr = apic_read(APIC_ISR + reg) & bit;
+}
+
 bool apic_timer_counting(void)
 {
     if ( apic_timer_tsc_deadline )

@@ -133,5 +133,8 @@ void apic_timer_program(uint64_t deadline, bool hardware, struct oneshot *o);
 bool apic_timer_counting(void);
 /* The timer's registers and its vector's IRR and ISR bits, as text. */
 void apic_timer_describe(char *buf, size_t size);
+/* The same, as oneshot_lost_by_l0() (shimk/timer-oneshot.h) reads it. */
+struct apic_timer_state;
+void apic_timer_read_state(struct apic_timer_state *s);
 
 #endif /* ASM_APIC_H */

@@ -72,4 +72,32 @@ enum late_wake late_wake_classify(const struct late_wake_facts *f,
 /* Short names for the counts: "nothing-armed", "armed-late", ... */
 const char *late_wake_name(enum late_wake why);
 
+/*
+ * The local APIC's timer as read when an expiry was counted lost: its
+ * count (TMCCT, or IA32_TSC_DEADLINE in that mode), its LVT entry, and
+ * whether its vector is requested (IRR) or in service (ISR).
+ */
+struct apic_timer_state
+{
+    uint64_t count;
+    uint32_t lvtt;
+    bool irr, isr;
+};
+
+#define LVTT_MASKED      (1u << 16)
+#define LVTT_VECTOR_MASK 0xffu
+
+/*
+ * Does the state prove that the L0 lost the expiry?  The timer ran out
+ * (a one-shot's current count stops at 0, a TSC deadline is cleared when
+ * it fires: SDM Vol. 3A, "APIC Timer"), its LVT entry is unmasked and
+ * names vector, and the vector was neither raised (IRR) nor is in
+ * service (ISR).  An APIC in that state has fired and must have raised
+ * the vector; only an emulation that dropped the interrupt leaves it so.
+ * The caller has armed this expiry for real (not a ktest's dropped one)
+ * and taken no interrupt for it.
+ */
+bool oneshot_lost_by_l0(const struct apic_timer_state *s,
+                        unsigned int vector);
+
 #endif /* SHIMK_TIMER_ONESHOT_H */

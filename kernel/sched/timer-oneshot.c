@@ -52,3 +52,10 @@ const char *late_wake_name(enum late_wake why)
 
     return why < NR_LATE_WAKE ? names[why] : "?";
 }
+
+bool oneshot_lost_by_l0(const struct apic_timer_state *s,
+                        unsigned int vector)
+{
+    return s->count == 0 && !(s->lvtt & LVTT_MASKED) &&
+           (s->lvtt & LVTT_VECTOR_MASK) == vector && !s->irr && !s->isr;
+}

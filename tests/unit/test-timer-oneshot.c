@@ -118,6 +118,41 @@ static void late_wake_causes(void **state)
     assert_int_equal(classify(20000, o, false, false), LATE_UNDELIVERED);
 }
 
+/*
+ * An expiry counted lost is the L0's only when the APIC shows it fired
+ * and never raised the vector.  The first state is the one a grub-xen
+ * run read under Xen 4.17 in QEMU TCG.
+ */
+static void lost_by_l0_only_when_the_apic_shows_it(void **state)
+{
+    struct apic_timer_state seen = { .count = 0, .lvtt = 0xfd };
+    struct apic_timer_state s;
+
+    assert_true(oneshot_lost_by_l0(&seen, 0xfd));
+    /* TSC-deadline mode (LVTT bits 18:17 = 10b): the MSR cleared. */
+    s = seen;
+    s.lvtt = (2u << 17) | 0xfd;
+    assert_true(oneshot_lost_by_l0(&s, 0xfd));
+    /* Still counting: nothing has fired yet. */
+    s = seen;
+    s.count = 1234;
+    assert_false(oneshot_lost_by_l0(&s, 0xfd));
+    /* Masked, or another vector: shimk's own state, not the L0's loss. */
+    s = seen;
+    s.lvtt |= LVTT_MASKED;
+    assert_false(oneshot_lost_by_l0(&s, 0xfd));
+    s = seen;
+    s.lvtt = 0xef;
+    assert_false(oneshot_lost_by_l0(&s, 0xfd));
+    /* Raised and pending, or in service: delivery is shimk's business. */
+    s = seen;
+    s.irr = true;
+    assert_false(oneshot_lost_by_l0(&s, 0xfd));
+    s = seen;
+    s.isr = true;
+    assert_false(oneshot_lost_by_l0(&s, 0xfd));
+}
+
 static void names(void **state)
 {
     assert_string_equal(late_wake_name(LATE_NOT_ARMED), "nothing-armed");
@@ -133,6 +168,7 @@ int main(void)
         cmocka_unit_test(arm_decisions),
         cmocka_unit_test(due_expiry_survives_any_arm),
         cmocka_unit_test(late_wake_causes),
+        cmocka_unit_test(lost_by_l0_only_when_the_apic_shows_it),
         cmocka_unit_test(names),
     };
 

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from bootlib import bounds
+from bootlib import bounds, lost_expiry
 from bootlib.common import (BENCH_FAIL_RE, EXIT_WAIT_S, KTEST_END_RE,
                             NOT_OK_RE, PANIC_GRACE_S, ROOT, RUN_FAIL_RE,
                             SHIMK_EXIT_RE, SHIMK_PANIC_RE, SUMMARY_RE)
@@ -37,6 +37,8 @@ class Run:
         self.summary = False
         self.ktest_end = None
         self.not_ok = False
+        self.other_failures = 0     # tlbbench's and run='s, not ktests
+        self.lost = lost_expiry.Seen()
         self.shimk_panic = None
         self.shimk_exit = None
         self.stdout_ok = True
@@ -82,6 +84,9 @@ class Run:
         if NOT_OK_RE.match(text) or BENCH_FAIL_RE.match(text) or \
                 RUN_FAIL_RE.match(text):
             self.not_ok = True
+            if not NOT_OK_RE.match(text):
+                self.other_failures += 1
+        self.lost.line(text)
         if SHIMK_PANIC_RE.match(text) and self.shimk_panic is None:
             self.shimk_panic = text
             if self.env.panic_ends_run:
@@ -315,6 +320,13 @@ def judge(run, rc, killed, timeout=None):
         return 0, "passed"
     if rc == 3:
         if (run.ktest_end and run.ktest_end[1] > 0) or run.not_ok:
+            # Lost expiries the kernel proved the L0's: retried, as any
+            # fault shown to be the L0's (bootlib/lost_expiry.py).
+            proven = run.lost.verdict(run.ktest_end[1] if run.ktest_end
+                                      else None, run.other_failures)
+            if proven:
+                run.env.retry_reason = proven
+                return 2, proven
             return 1, "test failure"
         return 2, "exit code 1 (test failure) but no failure on the console"
     if rc == 5:
