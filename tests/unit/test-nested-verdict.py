@@ -190,6 +190,24 @@ def l1s_soft_lockup_reports_are_not_progress_but_evidence():
 
 
 @case
+def l1s_panic_is_the_l0s_and_retried():
+    # A fresh-root make check's kvm-nested-smp2: L1 panicked in L2's QEMU
+    # thread while shimk's timer suite ran.
+    e, r = env()
+    r.stop_after = lambda s, why: None
+    feed(r, ["kvm-run: l2 start: x",
+             "shimk-L2| ok 36 - selfcheck: an-rsp0-off-every-kernel-stack-"
+             "is-named",
+             "[   72.157899] Kernel panic - not syncing: corrupted stack end "
+             "detected inside scheduler"])
+    status, why = e.judge(r, None, "l1-panic")
+    return (status == 2 and why.startswith(
+        "L0 fault: L1's kernel panicked ([   72.157899] Kernel panic - not "
+        "syncing: corrupted stack end detected inside scheduler)") and
+        e.retry_reason == why)
+
+
+@case
 def l1s_kernel_lines_do_not_keep_its_watch_alive():
     e, r = env()
     feed(r, ["kvm-run: l2 start: x"])

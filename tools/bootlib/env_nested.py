@@ -459,7 +459,13 @@ class KvmNestedEnv(Env):
 
     def judge(self, run, rc, killed):
         if killed == "l1-panic":
-            return 2, "L1 kernel panic: %s" % self.l1_panic
+            # L1's kernel is part of the L0: shimk, as L2, cannot write
+            # its memory, and KVM must keep any guest from crashing it.
+            # Its own panic line is the evidence.
+            text = ("L0 fault: L1's kernel panicked (%s), %s"
+                    % (self.l1_panic, self.where()))
+            self.retry_reason = text
+            return 2, text
         if killed == "l1-stuck":
             text, _ = kvm_stall.diagnose(
                 self.l1_dump, [], None,
