@@ -178,6 +178,20 @@ def a_recorded_pass_passes():
 
 
 @case
+def only_the_last_attempt_is_judged():
+    # A fresh-root kvm-nested-mutation: the first attempt triple-faulted
+    # (an L0 fault, proven) while printing its boot summary, and the
+    # cut line was read as hv=<missing>.
+    cut = "shimk: boot \n### retry: L0 fault, proven: L2 vCPU0 ...\n"
+    retried = PASSED.replace("boot: env=", "boot: retry: the first run's "
+                             "L0 was at fault (L0 fault, proven: ...); "
+                             "booting once more\nboot: env=", 1)
+    return (matrix.judge(row(), 0, cut + SMP2, retried) == ("PASS", "") and
+            matrix.last_attempt(["a", "### retry: x", "b"]) == ["b"] and
+            matrix.last_attempt(["a", "b"]) == ["a", "b"])
+
+
+@case
 def the_wrong_hypervisor_fails_a_passing_boot():
     r = row(ROW.replace("expect_hv = tcg", "expect_hv = kvm"))
     return matrix.judge(r, 0, SMP2, PASSED) == (

@@ -405,14 +405,26 @@ def retries(stderr):
     return [l for l in boot_lines(stderr) if l.startswith("retry: ")]
 
 
+def last_attempt(lines):
+    """The console lines of the boot that counted: after tools/boot's
+    last "### retry:" line, which it prints on stdout so that readers
+    drop the lines of an attempt whose L0 was at fault (one cut short in
+    its boot summary once read as hv=<missing>)."""
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("### retry:"):
+            return lines[i + 1:]
+    return lines
+
+
 def judge(row, rc, stdout, stderr, log=None):
     """Return ("PASS"|"FAIL"|"SKIP"|"INCONCLUSIVE", why).
 
     In a detector row the kernel's own verdicts come first
     (bootlib/detector.py): a case whose controls saw nothing makes the
-    row INCONCLUSIVE once its other checks pass, never PASS.
+    row INCONCLUSIVE once its other checks pass, never PASS.  Only the
+    last attempt's lines are judged (last_attempt()).
     """
-    lines = stdout.splitlines()
+    lines = last_attempt(stdout.splitlines())
     inconclusive = None
     if "detector" in row.groups:
         rc, inconclusive, fail = detector.row(detector.read(lines), rc,
