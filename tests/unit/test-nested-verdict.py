@@ -208,6 +208,21 @@ def l1s_panic_is_the_l0s_and_retried():
 
 
 @case
+def l1_stuck_before_l2_started_is_the_l0s_and_retried():
+    # From a nested detector loop: L1's init locked up after loading KVM.
+    e, r = env()
+    feed(r, ["kvm-run: kvm loaded (kvm_amd nested=1), uptime 6.22 4.38",
+             "[   52.581319] watchdog: BUG: soft lockup - CPU#0 stuck for "
+             "44s! [init:1]"])
+    status, why = e.judge(r, None, "l1-start")
+    return (status == 2 and why == (
+        "L0 fault: L2 not started within 120 s, so shimk never ran: L1's "
+        "last word: 'kvm loaded (kvm_amd nested=1), uptime 6.22 4.38'; "
+        "L1's kernel reported its CPU0 stuck in kernel mode for 44 s in "
+        "task init") and e.retry_reason == why)
+
+
+@case
 def l1s_kernel_lines_do_not_keep_its_watch_alive():
     e, r = env()
     feed(r, ["kvm-run: l2 start: x"])

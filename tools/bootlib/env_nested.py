@@ -474,8 +474,18 @@ class KvmNestedEnv(Env):
             self.retry_reason = text
             return 2, "%s; %s" % (text, self.where())
         if killed == "l1-start":
-            return 2, "L2 not started within %g s: %s" % (L1_START_S,
-                                                          self.where())
+            # shimk never ran: whatever stopped L1 before it started L2
+            # is the L0's, and L1's own lockup report says where.
+            lockup = ""
+            if self.l1_lockup:
+                lockup = ("; L1's kernel reported its CPU%d stuck in kernel "
+                          "mode for %d s in task %s"
+                          % (self.l1_lockup[0], self.l1_lockup[2],
+                             self.l1_lockup[1]))
+            text = ("L0 fault: L2 not started within %g s, so shimk never "
+                    "ran: %s%s" % (L1_START_S, self.where(), lockup))
+            self.retry_reason = text
+            return 2, text
         if killed == "backstop":
             return bounds.at_backstop(self.l2_progress, run.ended,
                                       self.timeout, self.budget,
