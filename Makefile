@@ -194,12 +194,20 @@ check: deps
 	@mkdir -p $(BUILD)/check
 	@{ $(MAKE) --no-print-directory unit || true; \
 	   $(MAKE) --no-print-directory fuzz-smoke || true; \
+	   $(MAKE) --no-print-directory model || true; \
 	   tools/run-matrix || true; \
 	   tests/gdb-check || true; } 2>&1 | tee $(BUILD)/check/check.log
 	@tools/check-summary $(BUILD)/check/check.log
 
 matrix: all
 	tools/run-matrix
+
+# The SPIN model of the shootdown protocol (docs/model.md): the quick set
+# (a few minutes on 2 cores); MODEL_SET=stress checks every row.
+MODEL_SET ?= quick
+
+model: $(CONFIG_H)
+	@tools/model --set $(MODEL_SET) --config-h $(CONFIG_H)
 
 # The detector rows at 1,000,000 checked flushes each (over an hour), then
 # the mutation table with 250,000 clean flushes per class: 1,000,000 or
@@ -209,6 +217,7 @@ matrix: all
 # times as long here, and a hung row must still end (docs/flush.md).
 stress: deps
 	@$(MAKE) --no-print-directory all
+	tools/model --set stress --config-h $(CONFIG_H)
 	tools/run-matrix --group detector --timeout-scale 10 \
 	  --extra-append "tlb-detect-flushes=1000000 tlb-detect-ms=3000000"
 	tools/run-matrix --group mutation --timeout-scale 60 \

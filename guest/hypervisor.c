@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Hypervisor detection, the ops table, and the assisted-flush policy. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/assist-policy.h>
 #include <guest/flush-fault.h>

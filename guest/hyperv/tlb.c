@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Hyper-V hooks: remote TLB flush and cluster IPI by hypercall. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include "private.h"
 

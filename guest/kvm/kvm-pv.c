@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* KVM PV rules: feature names, PV TLB flush decisions (pure; unit-tested). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/kvm.h>
 #include <shimk/printk.h>

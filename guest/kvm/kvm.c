@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* KVM backend: steal time, PV TLB flush of preempted vCPUs, PV send-IPI. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>

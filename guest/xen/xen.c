@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Xen backend: hypercalls, identity, console_io, shutdown, HVMOP_flush_tlbs. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* CPU mask operations (pure; unit-tested). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/bitops.h>
 #include <shimk/cpumask.h>

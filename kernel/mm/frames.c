@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The kernel's frame pool: placement of the frame table, locking, zeroing. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/errno.h>
 #include <shimk/frame.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Lazy unmaps: which CPUs a later map must flush (pure). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/lazy-unmap.h>
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Injected TLB-flush bug classes: names and the arithmetic each one bends. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/string.h>
 #include <asm/flush-inject.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* TLB policy decisions: global pages, flush primitive, assist filter (pure). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <asm/flush-policy.h>
 #include <asm/flushtlb.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* flush_area_mask: local flush, then the L0 hook, then IPI shootdown. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor-ops.h>
 #include <shimk/cpumask.h>

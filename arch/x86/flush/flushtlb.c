@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Local TLB flushes and the TLB clock (SDM Vol. 3A, 4.10.4). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/cmdline.h>
 #include <shimk/panic.h>

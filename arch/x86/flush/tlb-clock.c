@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* TLB clock arithmetic: when a stamped frame still needs a flush (pure). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <asm/flushtlb.h>
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Address spaces: page tables per space, flushes aimed at the CPUs using them. */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/aspace.h>
 #include <shimk/errno.h>
