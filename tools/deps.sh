@@ -13,7 +13,7 @@ PKGS=(build-essential python3 python3-kconfiglib
       qemu-system-x86 qemu-system-data seabios
       grub-pc-bin grub-common xorriso mtools
       libcmocka-dev libxen-dev cpio gzip ca-certificates gdb
-      clang libclang-rt-14-dev spin)
+      clang libclang-rt-14-dev spin frama-c-base)
 
 if ! command -v dpkg-query >/dev/null; then
     echo "deps.sh: warning: no dpkg-query, so not a Debian-like system;" \

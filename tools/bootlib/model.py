@@ -12,7 +12,7 @@ MODELLED_PURE = ("arch/x86/flush/tlb-clock.c", "arch/x86/flush/flush-inject.c",
                  "arch/x86/flush/flush-policy.c", "kernel/mm/lazy-unmap.c",
                  "kernel/lib/cpumask.c", "guest/kvm/kvm-pv.c")
 MODELLED_FLOW = ("arch/x86/flush/flush-smp.c", "arch/x86/flush/flushtlb.c",
-                 "arch/x86/mm/aspace.c", "kernel/mm/frames.c",
+                 "arch/x86/mm/aspace.c", "arch/x86/mm/paging.c", "kernel/mm/frames.c",
                  "guest/hypervisor.c", "guest/kvm/kvm.c", "guest/xen/xen.c",
                  "guest/hyperv/tlb.c")
 MODEL_PATH = "tests/model/shootdown.pml"
@@ -33,6 +33,8 @@ class Row:
         self.realc = "REALC" in flags
         # OPT: a large search, worth gcc -O2's slower build of pan
         self.opt = "OPT" in flags
+        # MODEL=tso: tests/model/tso.pml instead of shootdown.pml
+        self.model = self.get("MODEL", "shootdown")
         # REACH=a+b: the model lines marked "reach: a" and "reach: b" must
         # run in the search, or the row's "holds" proves less than it says
         r = self.get("REACH")
@@ -40,7 +42,7 @@ class Row:
 
     def dflags(self):
         return ["-D" + f for f in self.flags
-                if f != "OPT" and not f.startswith("REACH=")]
+                if f != "OPT" and not f.startswith(("REACH=", "MODEL="))]
 
     def get(self, key, default=None):
         for f in self.flags:
@@ -226,22 +228,26 @@ def table(results):
 
 
 def summary(results):
+    """The verdict lines: clean rows held, bug classes found, and the
+    x86-TSO pairs (classes tso-*) whose fences were shown needed."""
     clean = [r for r in results if r.row.expect == "holds"]
     held = [r for r in clean if r.outcome == "holds"]
-    classes = {}
-    for res in results:
-        if res.row.expect == "violation":
-            classes.setdefault(res.row.cls, []).append(res)
-    found = [c for c, rs in classes.items()
-             if any(x.outcome == "violation" for x in rs)]
     lines = ["%d of %d configurations that must hold hold" %
              (len(held), len(clean))]
-    if classes:
-        lines.append("%d of %d injected bug classes give a counterexample"
-                     % (len(found), len(classes)))
-        missed = sorted(set(classes) - set(found))
-        if missed:
-            lines.append("no counterexample for: " + ", ".join(missed))
+    for tso, label in ((False, "injected bug classes give a counterexample"),
+                       (True, "unfenced x86-TSO pairs give a counterexample")):
+        classes = {}
+        for res in results:
+            if res.row.expect != "holds" and \
+                    res.row.cls.startswith("tso-") == tso:
+                classes.setdefault(res.row.cls, []).append(res)
+        found = [c for c, rs in classes.items()
+                 if any(x.outcome == x.row.expect for x in rs)]
+        if classes:
+            lines.append("%d of %d %s" % (len(found), len(classes), label))
+            missed = sorted(set(classes) - set(found))
+            if missed:
+                lines.append("no counterexample for: " + ", ".join(missed))
     return lines
 
 

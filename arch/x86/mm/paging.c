@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* 4-level page-table walker: map, unmap, protect, look up (SDM Vol. 3A, 4.5). */
+/* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <shimk/errno.h>
 #include <shimk/frame.h>
@@ -7,9 +8,12 @@
 #include <asm/paging.h>
 
 /*
- * Entries are written with single 64-bit stores (WRITE_ONCE): other
- * CPUs may be walking the same tables, and must never see a torn
- * entry.  Locking is the caller's: one writer per address space.
+ * Entries are written with single 64-bit stores (WRITE_ONCE) or locked
+ * exchanges: other CPUs may be walking the same tables, and must never
+ * see a torn entry.  A change that a remote flush follows is locked (a
+ * full fence under x86-TSO), so the flusher's read of the space's mask
+ * comes after it.  Locking is the caller's: one writer per address
+ * space.
  */
 
 static inline uint64_t *table_of(uint64_t entry)
@@ -120,11 +124,24 @@ int pt_unmap(paddr_t root, vaddr_t va, unsigned int order, uint64_t *old)
 int pt_protect(paddr_t root, vaddr_t va, unsigned int order, uint64_t set,
                uint64_t clear)
 {
-    uint64_t *e = pt_leaf(root, va, order);
+    uint64_t *e = pt_leaf(root, va, order), v;
 
     if ( !e )
         return -ENOENT;
-    WRITE_ONCE(*e, (READ_ONCE(*e) & ~clear) | set);
+    v = READ_ONCE(*e);
+    /*
+     * A locked compare-and-swap, not a plain store, for two reasons.
+     * The hardware sets A and D in this entry behind our back (SDM Vol.
+     * 3A, 4.8), and a plain read-modify-write could drop a D bit set in
+     * between.  And the caller's flush next reads the space's CPU mask:
+     * under x86-TSO a plain store could still sit in the store buffer
+     * while that read misses a CPU that has just set its bit and walks
+     * the old entry (tests/model/tso.pml, LITMUS 1, which shows it; the
+     * CPU's own INVLPG drains the buffer only when it is in the space).
+     */
+    while ( !__atomic_compare_exchange_n(e, &v, (v & ~clear) | set, false,
+                                         __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) )
+        ;
     return 0;
 }
 
