@@ -35,8 +35,8 @@
 #define E_NONGLOBAL 2
 #define E_ALL 3
 
-/* The model's clock is 2 bits wide (CLKMASK). */
-#define MODEL_CLOCK_MASK 3u
+/* The model's clock mask (CLKMASK), set by each filter call. */
+static uint32_t cur_mask;
 
 static void mask_of(cpumask_t *m, int bits)
 {
@@ -88,16 +88,16 @@ static uint32_t model_stamp_of(unsigned int cpu)
         return UINT32_MAX;
     t = (uint32_t)cur_stamps[cpu];
     if ( cur_obo )
-        t = tlb_inject_stamp(t, MODEL_CLOCK_MASK);
+        t = tlb_inject_stamp(t, cur_mask);
     return t;
 }
 
 int m_filter(int bits, int now, int lastuse, const int *stamps,
-             const int *clean, int ncpu, int obo)
+             const int *clean, int mask, int obo)
 {
     cpumask_t m;
 
-    (void)ncpu;
+    cur_mask = (uint32_t)mask;
     mask_of(&m, bits);
     cur_stamps = stamps;
     cur_clean = clean;
@@ -130,7 +130,7 @@ void m_lazy_note(int *cpus, int *time, int *gen, int holders, int now)
 }
 
 void m_lazy_targets(int *cpus, int time, int gen, int space, int now,
-                    const int *stamps, const int *clean, int ncpu, int obo,
+                    const int *stamps, const int *clean, int mask, int obo,
                     int *targets, int *gen_out)
 {
     struct lazy_unmaps l = { .time = (uint32_t)time,
@@ -138,7 +138,7 @@ void m_lazy_targets(int *cpus, int time, int gen, int space, int now,
     cpumask_t s, t;
     unsigned int g;
 
-    (void)ncpu;
+    cur_mask = (uint32_t)mask;
     mask_of(&l.cpus, *cpus);
     mask_of(&s, space);
     cur_stamps = stamps;

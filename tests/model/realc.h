@@ -9,10 +9,10 @@
  */
 int m_clock_next(int now, int mask);
 int m_filter(int bits, int now, int lastuse, const int *stamps,
-             const int *clean, int ncpu, int obo);
+             const int *clean, int mask, int obo);
 void m_lazy_note(int *cpus, int *time, int *gen, int holders, int now);
 void m_lazy_targets(int *cpus, int time, int gen, int space, int now,
-                    const int *stamps, const int *clean, int ncpu, int obo,
+                    const int *stamps, const int *clean, int mask, int obo,
                     int *targets, int *gen_out);
 void m_lazy_flushed(int *cpus, int rec_gen, int gen, int flushed,
                     int ignore_gen);

@@ -13,7 +13,8 @@
  *
  * Configuration (spin -D..., tools/model sets them from
  * tests/model/configs.ini):
- *   NCPU    vCPUs, 2 or 3
+ *   NCPU    vCPUs, 2 to 4
+ *   CLKBITS the TLB clock's width (2, wrapping every 3 ticks, or 3)
  *   HOOK    the L0 flush hook: 0 none (IPIs), 1 Xen, 2 KVM, 3 Hyper-V
  *   SCEN    1 remap, 2 a global kernel page, 3 deferred free and reuse
  *           through the TLB clock, 4 a page-table free under an IRQs-off
@@ -77,8 +78,11 @@
 
 #define ALLCPUS ((1 << NCPU) - 1)
 #define BIT(c) (1 << (c))
-/* A 2-bit clock: wraps every 3 ticks (tlb-clock-bits at its smallest). */
-#define CLKMASK 3
+/* A 2-bit clock wraps every 3 ticks; CLKBITS=3 (stress) every 7. */
+#ifndef CLKBITS
+#define CLKBITS 2
+#endif
+#define CLKMASK ((1 << CLKBITS) - 1)
 /* tlb-inject-cpu: skip-cpu's victim */
 #define INJCPU 1
 
@@ -637,7 +641,7 @@ inline clock_filter(m, lu)
                 sts[i] = now.stamp[i];
                 cl[i] = now.clean[i];
             }
-            hr = m_filter(ha, hc, hb, sts, cl, NCPU, hd);
+            hr = m_filter(ha, hc, hb, sts, cl, CLKMASK, hd);
         };
         m = hr
     }
@@ -722,7 +726,8 @@ inline lazy_targets(targets, gen)
                 sts[i] = now.stamp[i];
                 cl[i] = now.clean[i];
             }
-            m_lazy_targets(&ha, hb, hc, hd, he, sts, cl, NCPU, hf, &hg, &hr);
+            m_lazy_targets(&ha, hb, hc, hd, he, sts, cl, CLKMASK, hf, &hg,
+                           &hr);
         };
         lzcpus = ha; targets = hg; gen = hr
     }
@@ -924,6 +929,10 @@ end:
 #if NCPU > 2
     :: kvm_preempt(2)
     :: kvm_resume(2)
+#endif
+#if NCPU > 3
+    :: kvm_preempt(3)
+    :: kvm_resume(3)
 #endif
     od
 }

@@ -44,6 +44,13 @@ error: max search depth too small
 State-vector 100 byte, depth reached 199999, errors: 0
   100 states, stored
 """
+PAN_MEMLIM = """\
+pan: resizing hashtable to -w26.. pan: reached -DMEMLIM bound
+(Spin Version 6.5.2 -- 6 December 2019)
+Warning: Search not completed
+State-vector 156 byte, depth reached 1127, errors: 0
+ 34000000 states, stored
+"""
 LISTING = """\
 proctype Cpu
 \tstate  74 -(tr  23)-> state  76  [id  60 tp   2] [----L] model.pml:194 => hmark = 3
@@ -113,8 +120,9 @@ def every_bug_a_row_uses_is_defined_in_the_model():
 
 @case
 def flags_for_spin_leave_out_the_runner_s_own():
-    r = row("SCEN=3 OPT REACH=skip+clean MODEL=tso LITMUS=1")
+    r = row("SCEN=3 OPT REACH=skip+clean MODEL=tso MEM=8192 LITMUS=1")
     return (r.dflags() == ["-DSCEN=3", "-DLITMUS=1"] and r.opt and
+            r.mem == 8192 and
             r.reach == ["skip", "clean"] and r.model == "tso")
 
 
@@ -125,11 +133,13 @@ def pan_verdicts():
     d = model.parse_pan(row(), PAN_DEADLOCK)
     e = model.parse_pan(row(), PAN_DEPTH)
     n = model.parse_pan(row(), "spin: crashed\n")
+    m = model.parse_pan(row(), PAN_MEMLIM)
     return (v.outcome == "violation" and v.states == 26 and v.as_expected()
             and h.outcome == "holds" and h.states == 1653649 and
             d.outcome == "deadlock" and not d.as_expected() and
             e.outcome == "error" and "depth" in e.detail and
-            n.outcome == "error")
+            n.outcome == "error" and m.outcome == "error" and
+            "memory bound" in m.detail)
 
 
 @case

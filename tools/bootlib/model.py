@@ -8,12 +8,13 @@ import re
 # the files whose control flow it follows by hand.  A change to any of
 # them fails the model's currency check until the model is checked again
 # (tools/model --accept).
-MODELLED_PURE = ("arch/x86/flush/tlb-clock.c", "arch/x86/flush/flush-inject.c",
+MODELLED_PURE = ("arch/x86/flush/tlb-clock.c",
+                 "arch/x86/flush/flush-inject.c",
                  "arch/x86/flush/flush-policy.c", "kernel/mm/lazy-unmap.c",
                  "kernel/lib/cpumask.c", "guest/kvm/kvm-pv.c")
 MODELLED_FLOW = ("arch/x86/flush/flush-smp.c", "arch/x86/flush/flushtlb.c",
-                 "arch/x86/mm/aspace.c", "arch/x86/mm/paging.c", "kernel/mm/frames.c",
-                 "guest/hypervisor.c", "guest/kvm/kvm.c", "guest/xen/xen.c",
+                 "arch/x86/mm/aspace.c", "arch/x86/mm/paging.c",
+                 "kernel/mm/frames.c", "guest/hypervisor.c", "guest/kvm/kvm.c", "guest/xen/xen.c",
                  "guest/hyperv/tlb.c")
 MODEL_PATH = "tests/model/shootdown.pml"
 
@@ -33,6 +34,8 @@ class Row:
         self.realc = "REALC" in flags
         # OPT: a large search, worth gcc -O2's slower build of pan
         self.opt = "OPT" in flags
+        # MEM=n: pan may use n MiB (a large stress search)
+        self.mem = int(self.get("MEM", 0) or 0)
         # MODEL=tso: tests/model/tso.pml instead of shootdown.pml
         self.model = self.get("MODEL", "shootdown")
         # REACH=a+b: the model lines marked "reach: a" and "reach: b" must
@@ -42,7 +45,8 @@ class Row:
 
     def dflags(self):
         return ["-D" + f for f in self.flags
-                if f != "OPT" and not f.startswith(("REACH=", "MODEL="))]
+                if f != "OPT" and
+                not f.startswith(("REACH=", "MODEL=", "MEM="))]
 
     def get(self, key, default=None):
         for f in self.flags:
@@ -136,6 +140,11 @@ def parse_pan(row, text):
         return Result(row, "error", states, depth,
                       "no verdict from pan: " + last[0])
     if int(e.group(1)) == 0:
+        # pan stops at its memory bound and still says "errors: 0"
+        if "Search not completed" in text or "MEMLIM bound" in text:
+            return Result(row, "error", states, depth,
+                          "search incomplete: pan reached its memory bound"
+                          if "MEMLIM" in text else "search incomplete")
         return Result(row, "holds", states, depth)
     a = re.search(r"assertion violated (.*?)(?: \(at depth \d+\))?$", text,
                   re.M)
