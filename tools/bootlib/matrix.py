@@ -416,6 +416,29 @@ def last_attempt(lines):
     return lines
 
 
+def failure_lines(lines, most=24):
+    """What failed, from the counted attempt's console: every "not ok"
+    line with the comment lines after it, the panic and L0-fault lines
+    and the ktest totals.  A failed row prints these before its log's
+    tail: the tail alone once hid which two ktests had failed (a fresh
+    root's xl-smp4, whose log went with the root)."""
+    out, after = [], 0
+    for line in last_attempt(lines):
+        text = line.split("| ", 1)[-1] if "| " in line else line
+        if text.startswith("not ok ") or "PANIC" in text or \
+                "L0 fault" in text or text.startswith("KTEST: END"):
+            out.append(line)
+            after = 3 if text.startswith("not ok ") else 0
+        elif after and text.startswith("#"):
+            out.append(line)
+            after -= 1
+        else:
+            after = 0
+    if len(out) > most:
+        out = out[:most] + ["... %d more" % (len(out) - most)]
+    return out
+
+
 def judge(row, rc, stdout, stderr, log=None):
     """Return ("PASS"|"FAIL"|"SKIP"|"INCONCLUSIVE", why).
 
