@@ -29,7 +29,7 @@ endif
 .PHONY: all run check bench stress iso defconfig menuconfig olddefconfig \
         savedefconfig clean help deps unit unit-build matrix user-elf \
         linux-peer \
-        fuzz fuzz-build fuzz-smoke
+        fuzz fuzz-build fuzz-smoke model
 
 # --- configuration -----------------------------------------------------------
 
@@ -256,14 +256,15 @@ clean:
 help:
 	@echo "make              build $(BUILD)/shimk.elf (defconfig if no .config)"
 	@echo "make run          install deps, build, boot under QEMU, exit"
-	@echo "make check        install deps, unit tests, boot matrix"
+	@echo "make check        install deps, unit tests, model, boot matrix"
 	@echo "make bench        tlbbench in every environment, $(BUILD)/bench/report.md"
-	@echo "make stress       the detector rows at 1,000,000 flushes"
+	@echo "make stress       every model row, the detector rows at 1,000,000 flushes"
 	@echo "make unit         host unit tests only"
 	@echo "make fuzz         every parser's fuzz target, FUZZ_SECONDS (600) each"
 	@echo "make user-elf     the SDK's example programs, $(BUILD)/user-elf/"
 	@echo "make linux-peer   the Linux peer's tlbpeer and initramfs, $(BUILD)/linux-peer/"
 	@echo "make matrix       boot matrix only (tests/matrix/*.ini)"
+	@echo "make model        SPIN model of the shootdown, Frama-C EVA (docs/model.md)"
 	@echo "make iso          GRUB ISOs: $(BUILD)/shimk.iso, $(BUILD)/shimk-xen.iso"
 	@echo "make defconfig | menuconfig | olddefconfig | savedefconfig"
 	@echo "make clean"
