@@ -31,9 +31,10 @@ _FENCE_RE = re.compile(r"\block\b|\bxchg\b.*\(|\bmfence\b")
 
 
 def disassembly(src):
-    """objdump of the kernel object built from src (built if missing)."""
+    """objdump of the kernel object built from src, brought up to date
+    first (make rebuilds it only if its source changed)."""
     obj = os.path.join(BUILD, src[:-2] + ".o")
-    if not os.path.exists(obj):
+    if BUILD == os.path.join(ROOT, "build"):
         subprocess.run(["make", "-s", "--no-print-directory",
                         os.path.relpath(obj, ROOT)], cwd=ROOT, check=True,
                        stdout=subprocess.DEVNULL)
