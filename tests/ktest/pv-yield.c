@@ -16,7 +16,7 @@
 static unsigned int opt_min_yields;
 uint_param("ktest-pv-yield-min", opt_min_yields, 0, 1000000);
 
-static unsigned int opt_flushes = 1000;
+static unsigned int opt_flushes = 500;
 uint_param("ktest-pv-yield-flushes", opt_flushes, 100, 100000000);
 
 struct yield_run
