@@ -151,6 +151,47 @@ def tests_that_finished_before_the_silence_say_so():
 
 
 @case
+def l1_reset_mid_dump_is_the_l0s_with_l2s_state():
+    # From a real kvm-nested run at 4 vCPUs on 2 (QEMU 7.2): L2 vCPU0
+    # held L1's own state, shimk's CPU1 waited for it, L1 began its
+    # dump, and then the outer QEMU (-no-reboot) exited 0: L1 reset.
+    e, r = env()
+    out = ["kvm-run: l2 start: x",
+           "kvm-run: l2 state follows: silent 60 s"]
+    for i in (1, "final"):
+        out += ["kvm-dump| sample %s uptime 173.5 running" % i,
+                "kvm-dump| CPU#0",
+                "kvm-dump| RAX=000000002ef81000 RBX=0000002d8a7876f0 "
+                "RCX=000000000000080b RDX=0000000000000000",
+                "kvm-dump| RIP=ffffffffc035120c RFL=00010246 [---Z-P-] "
+                "CPL=0 II=0 A20=1 SMM=0 HLT=0",
+                "kvm-dump| CR0=80050033 CR2=ffffffffc035120c "
+                "CR3=000000002ef3c000 CR4=00000020",
+                "kvm-dump| CPU#1",
+                "kvm-dump| RIP=%016x RFL=00000282 [--S----] CPL=0 II=0 "
+                "A20=1 SMM=0 HLT=0" % STUCK,
+                "kvm-dump| CR0=80010031 CR2=0000000000000000 "
+                "CR3=0000000000234000 CR4=00000020"]
+    feed(r, out)
+    status, why = e.judge(r, 0, None)
+    return (status == 2 and
+            why.startswith("L0 fault: L1 itself reset (the outer QEMU") and
+            "vCPU0 holds a state that is not shimk's (RIP 0xffffffffc035120c"
+            in why and e.retry_reason == why)
+
+
+@case
+def qemu_exit_0_before_l2_started_is_no_l1_reset():
+    # Nothing shows L1 ran L2: the plain "without a verdict" stays.
+    e, r = env()
+    feed(r, ["kvm-run: l1 init start, uptime 4.9 3.0"])
+    status, why = e.judge(r, 0, None)
+    return (status == 2 and why.startswith("QEMU exited 0 without L1's "
+                                           "verdict") and
+            not getattr(e, "retry_reason", None))
+
+
+@case
 def l1_is_allowed_longer_while_it_saves_memory():
     e, r = env()
     feed(r, ["kvm-run: l2 start: x"])

@@ -385,6 +385,21 @@ class KvmNestedEnv(Env):
             self.retry_reason = text
         return text
 
+    def l1_reset(self, run):
+        """The outer QEMU ran L1 with -no-reboot and exited 0 while L1's
+        init had said neither a verdict nor its exit code: L1 was reset
+        (its own triple fault, or a reboot). L1's kernel is part of the
+        L0 and no guest of its KVM can reset it (as with its panic), so
+        this is the L0's fault whatever shimk did; what L1 had dumped of
+        L2 by then is added, as evidence of where it went wrong."""
+        text = ("L0 fault: L1 itself reset (the outer QEMU, which runs it "
+                "with -no-reboot, exited 0 before L1's init gave a verdict "
+                "or an exit code), %s" % self.where())
+        if self.dump:
+            text += "; L2 as L1 last dumped it: %s" % self.diagnosis(run)
+        self.retry_reason = text
+        return text
+
     def memory(self, run):
         """kvm_stall.Memory: memcheck's verdict on L2's saved memory."""
         if self.mem_saved is None:
@@ -500,6 +515,8 @@ class KvmNestedEnv(Env):
         if self.verdict is None:
             if rc == 1 and not run.lines and run.qemu_stderr():
                 return 2, "QEMU exited 1 before any console output"
+            if rc == 0 and self.l2_started and self.exit_code is None:
+                return 2, self.l1_reset(run)
             return 2, "QEMU exited %d without L1's verdict: %s" % (
                 rc, self.where())
         # L1 leaves with L2's code, or 127 for anything else.
