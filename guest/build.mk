@@ -5,7 +5,6 @@ obj-y += guest/cpuid-leaves.o
 obj-y += guest/hypervisor.o
 obj-y += guest/assist-policy.o
 obj-y += guest/flush-fault.o
-obj-y += guest/pv-yield.o
 
 include guest/xen/build.mk
 include guest/kvm/build.mk

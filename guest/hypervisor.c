@@ -21,8 +21,6 @@
 struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
 bool assist_enabled = true;
-bool pv_yield_enabled = true;
-boolean_param("pv-yield", pv_yield_enabled);
 
 /* Backend templates (guest/xen/xen.c, guest/kvm/kvm.c, guest/hyperv/). */
 extern const struct hypervisor_ops xen_ops, kvm_ops, hyperv_ops;

@@ -5,7 +5,6 @@
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
-#include <guest/pv-yield.h>
 #include <shimk/errno.h>
 #include <shimk/frame.h>
 #include <shimk/printk.h>
@@ -170,10 +169,6 @@ static void hyperv_setup(void)
     if ( rc || !hyperv_hcall_page ||
          !hyperv_cluster_ipi_wanted(&hyperv_cpuid) )
         hypervisor_ops.send_ipi_mask = NULL;
-    /* 0xffffffff: the L0 wants no long-spin notifications. */
-    if ( rc || !hyperv_hcall_page ||
-         hyperv_cpuid.spin_retries == PV_LONG_SPIN_NEVER )
-        hypervisor_ops.wait_yield = NULL;
 }
 
 static int hyperv_ap_setup(void)
@@ -199,15 +194,13 @@ static void hyperv_describe(char *buf, size_t size)
         n += ksnprintf(buf + n, size - n, ", no hypercalls (%s)",
                        no_hcall_why);
     if ( n < size )
-        ksnprintf(buf + n, size - n, ", uses [%s%s%s%s%s]",
+        ksnprintf(buf + n, size - n, ", uses [%s%s%s%s]",
                   hyperv_hcall_page ? "hypercall-page" : "",
                   this_cpu()->hv_vcpu_id != ~0u ? " vp-index" : "",
                   !hypervisor_ops.flush_tlb ? ""
                   : hv_use_ex               ? " flush-ex"
                                             : " flush",
-                  hypervisor_ops.send_ipi_mask ? " cluster-ipi" : "",
-                  hypervisor_ops.wait_yield && pv_yield_enabled ?
-                      " long-spin" : "");
+                  hypervisor_ops.send_ipi_mask ? " cluster-ipi" : "");
 }
 
 const struct hypervisor_ops hyperv_ops = {
@@ -218,6 +211,5 @@ const struct hypervisor_ops hyperv_ops = {
     .ap_setup = hyperv_ap_setup,
     .flush_tlb = hyperv_flush_tlb,
     .send_ipi_mask = hyperv_send_ipi_mask,
-    .wait_yield = hyperv_wait_yield,
     .describe = hyperv_describe,
 };

@@ -23,6 +23,5 @@ extern bool hv_use_ex;
 /* The hooks (tlb.c). */
 int hyperv_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags);
 int hyperv_send_ipi_mask(const cpumask_t *mask, unsigned int vector);
-bool hyperv_wait_yield(const cpumask_t *pending, uint64_t spins);
 
 #endif /* GUEST_HYPERV_PRIVATE_H */

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Hyper-V hooks by hypercall: remote flush, cluster IPI, long-spin notice. */
+/* Hyper-V hooks: remote TLB flush and cluster IPI by hypercall. */
 /* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include "private.h"
 
 #include <guest/hypervisor-ops.h>
-#include <guest/pv-yield.h>
 #include <shimk/errno.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
@@ -109,9 +108,6 @@ static void count_call(struct hyperv_counts *c, uint16_t code)
         break;
     case HVCALL_SEND_SYNTHETIC_CLUSTER_IPI_EX:
         c->ipi_ex++;
-        break;
-    case HVCALL_NOTIFY_LONG_SPIN_WAIT:
-        c->long_spin++;
         break;
     }
 }
@@ -256,36 +252,4 @@ int hyperv_send_ipi_mask(const cpumask_t *mask, unsigned int vector)
         rc = issue(pc, control, ex ? pc->input_pa : in, ex ? 0 : out);
     local_irq_restore(f);
     return rc;
-}
-
-/*
- * HvCallNotifyLongSpinWait (TLFS, "Virtual Processor Management", call
- * code 0x0008): a simple, advisory call whose input is the spin count
- * (a fast call: the value in RDX), made once a wait has spun the
- * number of times CPUID 0x40000004 EBX recommends.  Hyper-V gives the
- * guest no preempted flag, so the wait cannot say whom it waits for;
- * KVM answers with kvm_vcpu_on_spin(), a directed yield to a vCPU it
- * picks.  Always HV_STATUS_SUCCESS per the TLFS; a failure is counted
- * and reported as no yield.
- */
-bool hyperv_wait_yield(const cpumask_t *pending, uint64_t spins)
-{
-    uint64_t control = hv_control(HVCALL_NOTIFY_LONG_SPIN_WAIT, true, 0,
-                                  0, 0);
-    struct hv_pcpu *pc;
-    uint16_t status;
-
-    if ( !pv_long_spin_due(spins, hyperv_cpuid.spin_retries) )
-        return false;
-    pc = &hv_pcpu[smp_processor_id()];
-    count_call(&pc->counts, HVCALL_NOTIFY_LONG_SPIN_WAIT);
-    status = (uint16_t)hv_hypercall(control,
-                                    spins > 0xffffffffu ? 0xffffffffu : spins,
-                                    0);
-    if ( status != HV_STATUS_SUCCESS )
-    {
-        pc->counts.failed++;
-        return false;
-    }
-    return true;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* KVM backend: steal time, PV flush and yield for preempted vCPUs, PV IPIs. */
+/* KVM backend: steal time, PV TLB flush of preempted vCPUs, PV send-IPI. */
 /* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/kvm.h>
-#include <guest/pv-yield.h>
 #include <shimk/errno.h>
 #include <shimk/heap.h>
 #include <shimk/printk.h>
@@ -30,7 +29,6 @@
 static uint32_t features __ro_after_init, hints __ro_after_init;
 static bool use_steal_time __ro_after_init, use_pv_flush __ro_after_init;
 static bool use_pv_ipi __ro_after_init, use_vmmcall __ro_after_init;
-static bool use_pv_yield __ro_after_init;
 static struct kvm_steal_time *steal_area[NR_CPUS];
 
 static struct kvm_steal_time *area_of(unsigned int cpu)
@@ -89,11 +87,6 @@ static void kvm_setup(void)
         use_steal_time = !register_steal_time();
     use_pv_flush = use_steal_time && kvm_pv_tlb_flush_usable(features, hints);
     use_pv_ipi = (features >> KVM_FEATURE_PV_SEND_IPI) & 1;
-    /* The preempted byte says whom to yield to. */
-    use_pv_yield = use_steal_time &&
-                   (features >> KVM_FEATURE_PV_SCHED_YIELD) & 1;
-    if ( !use_pv_yield )
-        hypervisor_ops.wait_yield = NULL;
     if ( !use_pv_flush )
         hypervisor_ops.flush_tlb = NULL;
     if ( !use_pv_ipi )
@@ -109,30 +102,6 @@ static int kvm_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
 {
     this_cpu()->flush.pv_flagged += kvm_flag_preempted(mask, area_of);
     return cpumask_empty(mask) ? 0 : -EAGAIN;
-}
-
-static bool target_preempted(unsigned int cpu)
-{
-    struct kvm_steal_time *st = area_of(cpu);
-
-    return st && (__atomic_load_n(&st->preempted, __ATOMIC_RELAXED) &
-                  KVM_VCPU_PREEMPTED);
-}
-
-/*
- * KVM_HC_SCHED_YIELD (hypercalls.rst): a directed yield, the host runs
- * the vCPU with that APIC id in this one's place if it can.  Its byte
- * may be stale by the time the host reads the call; the host then
- * just returns, and the next check looks again.
- */
-static bool kvm_wait_yield(const cpumask_t *pending, uint64_t spins)
-{
-    int cpu = pv_yield_pick(pending, target_preempted);
-
-    if ( cpu < 0 )
-        return false;
-    kvm_hypercall4(KVM_HC_SCHED_YIELD, cpu_infos[cpu]->apic_id, 0, 0, 0);
-    return true;
 }
 
 /*
@@ -181,12 +150,11 @@ static void kvm_describe(char *buf, size_t size)
     char offered[128];
 
     kvm_feature_names(features, offered, sizeof(offered));
-    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s%s]", offered,
+    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s]", offered,
               (hints >> KVM_HINTS_REALTIME) & 1 ? " (realtime hint)" : "",
               use_steal_time ? "steal-time" : "",
               use_pv_flush ? " pv-tlb-flush" : "",
-              use_pv_ipi ? " pv-send-ipi" : "",
-              use_pv_yield && pv_yield_enabled ? " pv-sched-yield" : "");
+              use_pv_ipi ? " pv-send-ipi" : "");
 }
 
 /*
@@ -212,7 +180,6 @@ const struct hypervisor_ops kvm_ops = {
     .setup = kvm_setup,
     .ap_setup = kvm_ap_setup,
     .flush_tlb = kvm_flush_tlb,
-    .wait_yield = kvm_wait_yield,
     .send_ipi_mask = kvm_send_ipi_mask,
     .describe = kvm_describe,
 };

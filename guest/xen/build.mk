@@ -4,4 +4,3 @@
 obj-$(CONFIG_GUEST_XEN) += guest/xen/xen.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/console.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/vcpu.o
-obj-$(CONFIG_GUEST_XEN) += guest/xen/runstate.o

@@ -205,8 +205,6 @@ static void xen_setup(void)
     xen_ver = xen_version();
     read_hvm_leaf(&vcpu);
     this_cpu()->hv_vcpu_id = vcpu;
-    if ( xen_runstate_register() )
-        hypervisor_ops.wait_yield = NULL;
     xen_console_init(!xen_is_dom0());
     if ( console_selected("xen", false) )
     {
@@ -223,9 +221,6 @@ static int xen_ap_setup(void)
     cpuid_count(hv_info.base + 4, 0, &r);
     this_cpu()->hv_vcpu_id = (r.a & XEN_HVM_CPUID_VCPU_ID_PRESENT) ? r.b
                                                                    : ~0u;
-    /* Not fatal: a CPU without an area is never yielded to. */
-    if ( xen_runstate_in_use() )
-        xen_runstate_register();
     return 0;
 }
 
@@ -302,17 +297,13 @@ static void xen_describe(char *buf, size_t size)
     if ( xen_domid >= 0 )
         n += ksnprintf(buf + n, size - n, " (domid %d)", xen_domid);
     n += ksnprintf(buf + n, size - n, ", offers HVMOP_flush_tlbs%s%s%s, "
-                   "uses inline %s%s",
-                   hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
-                       ", x2APIC virt" : "",
+                   "uses inline %s", hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
+                                     ", x2APIC virt" : "",
                    hvm_features & XEN_HVM_CPUID_APIC_ACCESS_VIRT ?
                        ", APIC access virt" : "",
                    hvm_features & XEN_HVM_CPUID_VCPU_ID_PRESENT ?
                        ", vCPU ids" : "",
-                   use_vmmcall ? "VMMCALL" : "VMCALL",
-                   !xen_runstate_in_use() ? ""
-                   : pv_yield_enabled     ? ", runstate areas (pv-yield)"
-                                          : ", runstate areas");
+                   use_vmmcall ? "VMMCALL" : "VMCALL");
 }
 
 static void xen_exit(int code)
@@ -360,7 +351,6 @@ const struct hypervisor_ops xen_ops = {
     .cpu_up = xen_vcpu_start,
     .cpu_down = xen_vcpu_stop,
     .flush_tlb = xen_flush_tlb,
-    .wait_yield = xen_wait_yield,
     .describe = xen_describe,
     .shutdown = xen_exit,
 };

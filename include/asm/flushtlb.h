@@ -168,8 +168,6 @@ struct flush_counters
                                            (or not wholly) sent */
     uint64_t ack_resends;               /* flush IPIs sent again to a
                                            target silent past the bound */
-    uint64_t pv_yields;                 /* waits given to the L0 for a
-                                           descheduled target (pv-yield) */
 };
 
 /* Sum of every online CPU's counters. */

@@ -93,7 +93,6 @@
 /* Call codes, each from its own page under hypercalls/. */
 #define HVCALL_FLUSH_VIRTUAL_ADDRESS_SPACE    0x0002  /* simple */
 #define HVCALL_FLUSH_VIRTUAL_ADDRESS_LIST     0x0003  /* rep */
-#define HVCALL_NOTIFY_LONG_SPIN_WAIT          0x0008  /* simple, fast */
 #define HVCALL_SEND_SYNTHETIC_CLUSTER_IPI     0x000b  /* simple, fast */
 #define HVCALL_FLUSH_VIRTUAL_ADDRESS_SPACE_EX 0x0013  /* simple, var hdr */
 #define HVCALL_FLUSH_VIRTUAL_ADDRESS_LIST_EX  0x0014  /* rep, var hdr */

@@ -27,7 +27,6 @@ struct hyperv_counts
 {
     uint64_t flush_space, flush_list, flush_space_ex, flush_list_ex;
     uint64_t ipi, ipi_ex;
-    uint64_t long_spin;     /* HvCallNotifyLongSpinWait */
     uint64_t reissued;      /* rep calls issued again (continuations) */
     uint64_t reps;          /* GVA list entries the L0 completed */
     uint64_t failed;        /* calls that ended in an error status */

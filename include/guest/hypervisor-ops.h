@@ -76,15 +76,6 @@ struct hypervisor_ops
      */
     int (*flush_tlb)(cpumask_t *mask, const void *va, unsigned int flags);
     /*
-     * The shootdown's wait for acknowledgements, every PV_YIELD_SPINS
-     * turns (guest/pv-yield.h): give this CPU to the L0 when the L0
-     * says a target in *pending is descheduled (KVM's steal-time
-     * preempted byte, Xen's runstate area), or where it keeps no such
-     * state, when spins says the wait is long (Hyper-V's spin-wait
-     * count).  true when it yielded.  Interrupts on, no locks held.
-     */
-    bool (*wait_yield)(const cpumask_t *pending, uint64_t spins);
-    /*
      * One exit for a multi-target IPI (KVM_HC_SEND_IPI, Hyper-V's
      * cluster IPI); 0 or -errno.  Called with interrupts off.
      */
@@ -114,20 +105,6 @@ static inline bool hypervisor_has_flush_tlb(void)
  * injects its errors.
  */
 int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags);
-
-/*
- * pv-yield= (default on): whether waits for preempted targets yield
- * through wait_yield.  Switched at run time by tlbbench and ktests to
- * measure and test both ways in one boot.
- */
-extern bool pv_yield_enabled;
-
-static inline bool hypervisor_wait_yield(const cpumask_t *pending,
-                                         uint64_t spins)
-{
-    return hypervisor_ops.wait_yield && pv_yield_enabled &&
-           hypervisor_ops.wait_yield(pending, spins);
-}
 
 static inline int hypervisor_ap_setup(void)
 {

@@ -23,8 +23,7 @@
 #define KVM_VCPU_PREEMPTED (1u << 0)
 #define KVM_VCPU_FLUSH_TLB (1u << 1)
 
-#define KVM_HC_SEND_IPI    10
-#define KVM_HC_SCHED_YIELD 11   /* a0: the APIC id to yield to */
+#define KVM_HC_SEND_IPI 10
 
 /* 64 bytes, 64-byte aligned, shared with the host (msr.rst). */
 struct kvm_steal_time

@@ -3,7 +3,6 @@
 #ifndef GUEST_XEN_H
 #define GUEST_XEN_H
 
-#include <shimk/cpumask.h>
 #include <shimk/types.h>
 #include <xen/xen.h>
 
@@ -59,15 +58,5 @@ int xen_vcpu_start(unsigned int vcpu, uint64_t rip, uint64_t rsp,
 int xen_vcpu_stop(unsigned int vcpu);
 
 bool xen_is_dom0(void);
-
-/*
- * This CPU's runstate area (guest/xen/runstate.c), from setup and
- * ap_setup; 0 or -errno (warned: that CPU is then never yielded to).
- */
-int xen_runstate_register(void);
-bool xen_runstate_in_use(void);
-
-/* hypervisor_ops.wait_yield: SCHEDOP_yield while a target is runnable. */
-bool xen_wait_yield(const cpumask_t *pending, uint64_t spins);
 
 #endif /* GUEST_XEN_H */

@@ -24,8 +24,8 @@ struct tlbb_cell
     const uint64_t *rep_share;  /* shimk's flush share per block, or NULL */
     const uint64_t *rep_ipis;   /* the peer's IPIs per block, or NULL */
     uint64_t ipis, checked, stale;
-    bool has_hc;                /* shimk's hypercalls, clock skips, yields */
-    uint64_t hc, clk_skip, yields;
+    bool has_hc;                /* shimk's hypercalls and clock skips */
+    uint64_t hc, clk_skip;
     uint64_t tsc_khz;           /* for the _ns fields */
 };
 

@@ -42,7 +42,6 @@ static void line_view(const struct cell *c, const char *prefix,
         .stale = c->stale,
         .has_hc = true,
         .hc = c->hc,
-        .yields = c->yields,
         .clk_skip = c->clk_skip,
         .tsc_khz = tsc_khz_or_guess(),
     };

@@ -83,9 +83,6 @@ void tlbb_apply(const struct mode *m)
     /* Read by every CPU at each full flush: a plain switch is enough. */
     if ( m->invpcid >= 0 )
         WRITE_ONCE(use_invpcid, m->invpcid && boot_cpu.invpcid);
-    /* Read only by the CPU that waits: a plain switch is enough. */
-    pv_yield_enabled = m->pv_yield < 0 ? tlbb.boot_pv_yield
-                                       : m->pv_yield == 1;
 }
 
 void tlbb_restore(void)
@@ -95,7 +92,6 @@ void tlbb_restore(void)
     if ( !!(read_cr4() & X86_CR4_PGE) != tlbb.boot_pge )
         tlb_set_global_pages(tlbb.boot_pge);
     WRITE_ONCE(use_invpcid, tlbb.boot_invpcid);
-    pv_yield_enabled = tlbb.boot_pv_yield;
 }
 
 unsigned int tlbb_add_mode(const char *name, int sh, int assist, int pge)
@@ -103,7 +99,7 @@ unsigned int tlbb_add_mode(const char *name, int sh, int assist, int pge)
     BUG_ON(tlbb.nr_modes == MAX_MODES);
     tlbb.modes[tlbb.nr_modes] = (struct mode){ name, (int8_t)sh,
                                                (int8_t)assist, (int8_t)pge,
-                                               -1, -1 };
+                                               -1 };
     return tlbb.nr_modes++;
 }
 
@@ -112,15 +108,9 @@ static void add_modes(void)
 {
     tlbb.nr_modes = 0;
     tlbb.m_assist = tlbb.m_pge_on = tlbb.m_pge_off = NO_MODE;
-    tlbb.m_invpcid_on = tlbb.m_invpcid_off = tlbb.m_noyield = NO_MODE;
+    tlbb.m_invpcid_on = tlbb.m_invpcid_off = NO_MODE;
     tlbb.m_unicast = tlbb_add_mode("ipi-unicast", 0, 0, -1);
     tlbb.m_allbut = tlbb_add_mode("ipi-allbut", 1, 0, -1);
-    /* Unicast again without yields: the yields' effect in one boot. */
-    if ( hypervisor_ops.wait_yield && tlbb.boot_pv_yield )
-    {
-        tlbb.m_noyield = tlbb_add_mode("ipi-noyield", 0, 0, -1);
-        tlbb.modes[tlbb.m_noyield].pv_yield = 0;
-    }
     if ( hypervisor_ops.flush_tlb )
         tlbb.m_assist = tlbb_add_mode(hypervisor_type() == HV_KVM
                                           ? "assist-kvm"
@@ -204,7 +194,6 @@ void tlbb_count_flushes(struct cell *c, const struct flush_counters *c0,
     c->hc += c1->assisted_ok + c1->assisted_failed + c1->assisted_partial -
              c0->assisted_ok - c0->assisted_failed - c0->assisted_partial;
     c->clk_skip += c1->clock_skips - c0->clock_skips;
-    c->yields += c1->pv_yields - c0->pv_yields;
 }
 
 /* --- the run --- */
@@ -369,7 +358,6 @@ int tlbbench_run(const char *spec)
     tlbb.boot_assist = assist_enabled && hypervisor_ops.flush_tlb;
     tlbb.boot_pge = read_cr4() & X86_CR4_PGE;
     tlbb.boot_invpcid = use_invpcid;
-    tlbb.boot_pv_yield = pv_yield_enabled;
     print_start(pf);
     add_modes();
     tlbb.cells = kzalloc(MAX_CELLS * sizeof(*tlbb.cells));

@@ -72,8 +72,7 @@ static int throughput_cell(char *buf, size_t size, const struct tlbb_cell *c)
     }
     put(buf, size, &len, " ipis=%lu", (unsigned long)c->ipis);
     if ( c->has_hc )
-        put(buf, size, &len, " hc=%lu yields=%lu", (unsigned long)c->hc,
-            (unsigned long)c->yields);
+        put(buf, size, &len, " hc=%lu", (unsigned long)c->hc);
     put(buf, size, &len, " checked=%lu stale=%lu idle=%u noisy=%d",
         (unsigned long)c->checked, (unsigned long)c->stale, c->idle,
         fps.noisy);
@@ -114,9 +113,8 @@ static int latency_cell(char *buf, size_t size, const struct tlbb_cell *c)
         (unsigned long)(ratio / 1000), (unsigned long)(ratio % 1000),
         (unsigned long)fps.med, (unsigned long)c->ipis);
     if ( c->has_hc )
-        put(buf, size, &len, " hc=%lu clk_skip=%lu yields=%lu",
-            (unsigned long)c->hc, (unsigned long)c->clk_skip,
-            (unsigned long)c->yields);
+        put(buf, size, &len, " hc=%lu clk_skip=%lu", (unsigned long)c->hc,
+            (unsigned long)c->clk_skip);
     put(buf, size, &len, " checked=%lu stale=%lu noisy=%d",
         (unsigned long)c->checked, (unsigned long)c->stale, r[0].noisy);
     return len;

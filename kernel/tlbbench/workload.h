@@ -23,7 +23,6 @@ struct mode
     const char *name;
     int8_t shorthand, assist, pge;      /* -1: as booted */
     int8_t invpcid;                     /* -1: as booted */
-    int8_t pv_yield;                    /* -1: as booted */
 };
 
 struct cell;
@@ -69,14 +68,13 @@ struct cell
     struct lat_summary rep_lat[MAX_REPS];
     uint64_t rep_fps[MAX_REPS], rep_share[MAX_REPS];
     uint64_t ipis, hc, clk_skip, stale;
-    uint64_t yields;                    /* waits given to the L0 */
     uint64_t checked;                   /* reads whose tag was checked */
     unsigned int reps;
     unsigned int idle;                  /* blocks that did no work */
 };
 
 #define MAX_CELLS 64
-#define MAX_MODES 16
+#define MAX_MODES 12
 #define NO_MODE (~0u)
 
 /* One run's state, shared by the workloads. */
@@ -87,10 +85,8 @@ struct tlbb_run
     /* The modes every environment has, and those it may (NO_MODE). */
     unsigned int m_unicast, m_allbut, m_assist, m_pge_on, m_pge_off;
     unsigned int m_invpcid_on, m_invpcid_off, m_measured;
-    unsigned int m_noyield;             /* ipi-unicast with pv-yield off */
     /* The boot's own settings, put back after every block. */
     bool boot_shorthand, boot_assist, boot_pge, boot_invpcid;
-    bool boot_pv_yield;
     struct cell *cells;
     unsigned int nr_cells;
     /* What the first() workloads saw: stale reads, and no work done. */

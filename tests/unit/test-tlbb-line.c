@@ -27,7 +27,7 @@ static void shimk_latency_cell(void **state)
         .mode = "assist", .n = 1, .reps = 3, .rep_lat = lat,
         .rep_fps = fps, .rep_share = share, .ipis = 4, .checked = 180,
         .stale = 0, .has_hc = true, .hc = 60, .clk_skip = 2,
-        .yields = 7, .tsc_khz = 2000000,
+        .tsc_khz = 2000000,
     };
     char buf[512];
 
@@ -37,7 +37,7 @@ static void shimk_latency_cell(void **state)
         "mode=assist n=1 pages=1 reps=3 p50_cyc=1000 p50_min=900 "
         "p50_max=1100 p90_cyc=1500 p99_cyc=3000 max_cyc=4500 p50_ns=500 "
         "p90_ns=750 p99_ns=1500 max_ns=2250 p99_vs_p50=3.000 fps=500 "
-        "ipis=4 hc=60 clk_skip=2 yields=7 checked=180 stale=0 noisy=1");
+        "ipis=4 hc=60 clk_skip=2 checked=180 stale=0 noisy=1");
     tlbb_block_line(buf, sizeof(buf), &c, 1);
     assert_string_equal(buf,
         "TLBB v=1 hv=xen cpus=2 tsc_khz=2000000 kind=block wl=remap "
@@ -81,7 +81,7 @@ static void shimk_throughput_cell(void **state)
     assert_string_equal(buf,
         "P kind=cell wl=churn mode=ipi threads=2 reps=3 ops_per_s=500 "
         "ops_per_s_min=480 ops_per_s_max=520 flush_share_milli=100 ipis=0 "
-        "hc=3 yields=0 checked=0 stale=0 idle=0 noisy=0");
+        "hc=3 checked=0 stale=0 idle=0 noisy=0");
     tlbb_block_line(buf, sizeof(buf), &c, 0);
     assert_string_equal(buf, "P kind=block wl=churn mode=ipi threads=2 rep=0 "
                              "ops=60 ops_per_s=500 flush_share_milli=100");

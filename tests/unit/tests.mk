@@ -123,7 +123,3 @@ unit-tests += tlb-detect-power
 unit-tlb-detect-power-src := tests/unit/test-tlb-detect-power.c \
                              kernel/tlb-detect/power.c kernel/lib/cpumask.c \
                              kernel/lib/vsnprintf.c
-
-unit-tests += pv-yield
-unit-pv-yield-src := tests/unit/test-pv-yield.c guest/pv-yield.c \
-                     kernel/lib/cpumask.c kernel/lib/vsnprintf.c

@@ -60,12 +60,9 @@ MEM_SAVED_RE = re.compile(r"^memory saved: (\d+) bytes")
 # Reading the outer QEMU's monitor (L1's vCPUs) after that.
 L0_DUMP_S = 5.0
 # L2's vCPU under hyperv-nested: KVM's Hyper-V enlightenments that the
-# TLFS flush and IPI hypercalls need, and what those need in turn;
-# hv-spinlocks sets the spin-wait count (CPUID 0x40000004 EBX, QEMU's
-# smallest, 0xfff) after which shimk's waits notify the L0
-# (HvCallNotifyLongSpinWait), where QEMU's default says "never".
+# TLFS flush and IPI hypercalls need, and what those need in turn.
 HV_FLAGS = ("hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-stimer,"
-            "hv-tlbflush,hv-ipi,hv-spinlocks=0xfff")
+            "hv-tlbflush,hv-ipi")
 
 L2_PREFIX = "shimk-L2| "
 DUMP_PREFIX = "kvm-dump| "

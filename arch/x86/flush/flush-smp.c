@@ -3,7 +3,6 @@
 /* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor-ops.h>
-#include <guest/pv-yield.h>
 #include <shimk/cpumask.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
@@ -73,22 +72,12 @@ static void wait_acks(struct cpu_info *ci)
     uint64_t start = rdtsc(), bound = ms_to_cycles(WAIT_BOUND_MS);
     uint64_t round = start;
     uint32_t taken[NR_CPUS];
-    unsigned int rounds = 0, cpu;
-    uint64_t spins = 0;
+    unsigned int rounds = 0, cpu, spins = 0;
     char who[64];
 
     while ( !cpumask_empty(&ci->flush_req.pending) )
     {
         cpu_relax();
-        /*
-         * A target the L0 holds descheduled acknowledges only once the
-         * L0 runs it again: give this CPU to the L0 meanwhile
-         * (guest/pv-yield.h).  A yield is a pause, nothing the
-         * protocol's state depends on.
-         */
-        if ( !(++spins % PV_YIELD_SPINS) &&
-             hypervisor_wait_yield(&ci->flush_req.pending, spins) )
-            ci->flush.pv_yields++;
         /*
          * Read the TSC rarely, as spin_lock() does: Xen emulates RDTSC
          * when the host's TSC is not invariant (QEMU TCG's is not), so
@@ -96,7 +85,7 @@ static void wait_acks(struct cpu_info *ci)
          * here go wrong (docs/fault-attribution.md, "Exits are where the
          * L0 fails").
          */
-        if ( spins % SPIN_CLOCK_TURNS || rdtsc() - round <= bound )
+        if ( ++spins % SPIN_CLOCK_TURNS || rdtsc() - round <= bound )
             continue;
         cpumask_format(who, sizeof(who), &ci->flush_req.pending);
         if ( !rounds )

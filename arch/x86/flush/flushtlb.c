@@ -310,9 +310,6 @@ void flush_counters_print(void)
             (unsigned long)c.assisted_shared, (unsigned long)c.assisted_failed,
             (unsigned long)c.no_assist_forced, (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
-    if ( c.pv_yields )
-        pr_info("tlb: %lu waits for a descheduled target yielded to the "
-                "L0 (pv-yield)\n", (unsigned long)c.pv_yields);
     if ( c.ack_resends )
         pr_warn("tlb: %lu flush IPIs sent again to targets silent past "
                 "%u ms (lost by the L0, or their vCPU not run)\n",
