@@ -134,6 +134,32 @@ def a_vcpu_in_a_task_is_checked_on_its_kernel_gs_base():
 
 
 @case
+def a_task_in_a_dump_without_kernel_gs_base_is_known_by_gdt_and_tss():
+    """QEMU's `info registers` (the nested L1's dump of L2) has no
+    KERNEL_GS base: a vCPU in a task shows GS base 0 and nothing else.
+    Seen in kvm-nested-overcommit, where it read "no GS base yet"."""
+    m = Model()
+    m.user_mode(1)
+    m.regs[1].kernel_gs_base = None
+    v = run(m, "raw")
+    if not (v.l0_proven and any(
+            f.startswith("vCPU1 (CPU1, known by its GDT and TSS, user at")
+            for f in v.findings)):
+        print("# %s: %s" % (v.text, v.findings))
+        return False
+    # A GDTR that is no CPU's still proves nothing either way.
+    m = Model()
+    m.user_mode(1)
+    m.regs[1].kernel_gs_base = None
+    m.regs[1].gdt_base += 0x1000
+    v = run(m, "raw")
+    if v.l0_proven or "vCPU1: no GS base yet" not in v.text:
+        print("# %s" % v.text)
+        return False
+    return True
+
+
+@case
 def a_gs_base_that_is_no_cpus_names_shimk():
     def mutate(m):
         m.regs[0].gs_base = 0xffffc00000001000

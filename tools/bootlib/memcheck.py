@@ -920,6 +920,15 @@ class _Checker:
             cpu = next((c for c in self.cpus if c.cpu_info == g), None)
             if cpu:
                 break
+        how = ""
+        if cpu is None and v.kernel_gs_base is None:
+            # QEMU's `info registers` (the nested L1's dump) has no
+            # KERNEL_GS base, so a vCPU in a task, or in an entry
+            # before SWAPGS, shows only the user's GS base. Its GDTR
+            # and TR are still its own CPU's: both must name one CPU.
+            cpu = next((c for c in self.cpus if c.gdt_base == v.gdt_base
+                        and c.tss_base == v.tr_base), None)
+            how = ", known by its GDT and TSS" if cpu else ""
         walker = Walker(self.mem, v.cr3, v.efer is None or
                         bool(v.efer & EFER_NXE))
         if cpu is None:
@@ -1033,8 +1042,8 @@ class _Checker:
         if kernel and not self.image.in_text(v.rip):
             raise _Bad("%s: RIP %#x in kernel mode is outside shimk's text"
                        % (name, v.rip))
-        return "%s (%s, %s at %s): %s intact" % (
-            name, cname, "kernel" if kernel else "user",
+        return "%s (%s%s, %s at %s): %s intact" % (
+            name, cname, how, "kernel" if kernel else "user",
             self.where(v.rip), ", ".join(ok))
 
 
