@@ -77,13 +77,13 @@ static void print_boot_summary(void)
 {
     printk("shimk: boot hv=%s boot=%s cpus=%u x2apic=%d pge=%d invpcid=%d "
            "pcid=%d assisted-flush=%d tlb-clock=%d shorthand=%d "
-           "tsc-khz=%lu ap-start=%s\n",
+           "tsc-khz=%lu ap-start=%s ipi-event=%d\n",
            hv_type_name(hypervisor_type()),
            boot_protocol_name(boot_info.protocol), nr_cpus_online,
            x2apic_enabled, (read_cr4() & X86_CR4_PGE) ? 1 : 0, use_invpcid,
            (read_cr4() & X86_CR4_PCIDE) ? 1 : 0, hypervisor_has_flush_tlb(),
            tlb_clock_enabled, ipi_shorthand_enabled, (unsigned long)tsc_khz,
-           ap_start_hypercall ? "hypercall" : "sipi");
+           ap_start_hypercall ? "hypercall" : "sipi", ipi_by_event);
     hypervisor_print_line();
     print_policy_line();
 }
@@ -174,6 +174,7 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     smp_init();
     task_init();
     local_irq_enable();
+    hypervisor_smp_ready();
     mark_ro_after_init();
 
     print_boot_summary();

@@ -4,3 +4,5 @@
 obj-$(CONFIG_GUEST_XEN) += guest/xen/xen.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/console.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/vcpu.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-ipi.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-2l.o

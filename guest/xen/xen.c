@@ -205,6 +205,8 @@ static void xen_setup(void)
     xen_ver = xen_version();
     read_hvm_leaf(&vcpu);
     this_cpu()->hv_vcpu_id = vcpu;
+    if ( xen_evtchn_setup() )
+        hypervisor_ops.send_ipi_event = NULL;
     xen_console_init(!xen_is_dom0());
     if ( console_selected("xen", false) )
     {
@@ -221,6 +223,9 @@ static int xen_ap_setup(void)
     cpuid_count(hv_info.base + 4, 0, &r);
     this_cpu()->hv_vcpu_id = (r.a & XEN_HVM_CPUID_VCPU_ID_PRESENT) ? r.b
                                                                    : ~0u;
+    /* Not fatal: IPIs to a CPU without ports go by the APIC. */
+    if ( xen_evtchn_ipi_usable() )
+        xen_evtchn_cpu_setup();
     return 0;
 }
 
@@ -290,20 +295,23 @@ static int xen_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
 
 static void xen_describe(char *buf, size_t size)
 {
-    size_t n = ksnprintf(buf, size, "%u.%u", xen_ver >> 16,
-                         xen_ver & 0xffff);
+    char ipi[96];
+    size_t n;
 
+    xen_evtchn_describe(ipi, sizeof(ipi));
+    n = ksnprintf(buf, size, "%u.%u", xen_ver >> 16, xen_ver & 0xffff);
     n += ksnprintf(buf + n, size - n, " %s", xen_is_dom0() ? "dom0" : "domU");
     if ( xen_domid >= 0 )
         n += ksnprintf(buf + n, size - n, " (domid %d)", xen_domid);
     n += ksnprintf(buf + n, size - n, ", offers HVMOP_flush_tlbs%s%s%s, "
-                   "uses inline %s", hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
-                                     ", x2APIC virt" : "",
+                   "uses inline %s%s",
+                   hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
+                       ", x2APIC virt" : "",
                    hvm_features & XEN_HVM_CPUID_APIC_ACCESS_VIRT ?
                        ", APIC access virt" : "",
                    hvm_features & XEN_HVM_CPUID_VCPU_ID_PRESENT ?
                        ", vCPU ids" : "",
-                   use_vmmcall ? "VMMCALL" : "VMCALL");
+                   use_vmmcall ? "VMMCALL" : "VMCALL", ipi);
 }
 
 static void xen_exit(int code)
@@ -351,6 +359,8 @@ const struct hypervisor_ops xen_ops = {
     .cpu_up = xen_vcpu_start,
     .cpu_down = xen_vcpu_stop,
     .flush_tlb = xen_flush_tlb,
+    .send_ipi_event = xen_send_ipi_event,
+    .smp_ready = xen_evtchn_smp_ready,
     .describe = xen_describe,
     .shutdown = xen_exit,
 };

@@ -68,6 +68,7 @@
 #define MEASURE_VECTOR2    0xf3
 #define MEASURE_VECTOR3    0xf4
 #define ENTRY_TEST_VECTOR  0xf5     /* ktest entry: an IRQ on the user's GS */
+#define XEN_UPCALL_VECTOR  0xf6     /* Xen event channels (guest/xen/evtchn-ipi.c) */
 #define FIRST_IPI_VECTOR   0xf0
 
 /* true when running x2APIC (decided once on the boot CPU). */

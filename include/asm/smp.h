@@ -58,6 +58,17 @@ void smp_stop_others_for_panic(void);
  */
 void set_ipi_handler(unsigned int vector, vector_handler_t fn);
 
+/*
+ * Run vector's IPI handler as if it had arrived, without the APIC's
+ * EOI: for IPIs that came another way (Xen's event-channel upcall,
+ * which ends itself with one EOI).
+ */
+struct cpu_regs;
+void ipi_deliver(unsigned int vector, struct cpu_regs *regs);
+
+/* IPIs to other CPUs by the L0's events where it has them (ipi.c). */
+extern bool ipi_by_event;
+
 void send_ipi_cpu(unsigned int cpu, unsigned int vector);
 void send_ipi_self(unsigned int vector);
 

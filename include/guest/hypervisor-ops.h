@@ -80,6 +80,20 @@ struct hypervisor_ops
      * cluster IPI); 0 or -errno.  Called with interrupts off.
      */
     int (*send_ipi_mask)(const cpumask_t *mask, unsigned int vector);
+    /*
+     * Send vector to every CPU in *mask (never the caller) by the L0's
+     * own event mechanism instead of the local APIC: Xen's event
+     * channels, one EVTCHNOP_send per target.  0: sent to all.
+     * -EOPNOTSUPP: nothing sent (switched off, a vector it does not
+     * carry, a target not bound yet); the APIC carries it.  Interrupts
+     * off.
+     */
+    int (*send_ipi_event)(const cpumask_t *mask, unsigned int vector);
+    /*
+     * Boot CPU, once every AP is up and interrupts are on: decisions
+     * that need another CPU (Xen's xen-ipi=auto round trip).
+     */
+    void (*smp_ready)(void);
     /* What the L0 offers and what shimk uses: the boot log's second line. */
     void (*describe)(char *buf, size_t size);
     /* End the guest, with shimk's exit code; returns on failure. */
@@ -117,6 +131,20 @@ static inline int hypervisor_send_ipi_mask(const cpumask_t *mask,
     if ( !hypervisor_ops.send_ipi_mask )
         return -EOPNOTSUPP;
     return hypervisor_ops.send_ipi_mask(mask, vector);
+}
+
+static inline int hypervisor_send_ipi_event(const cpumask_t *mask,
+                                            unsigned int vector)
+{
+    if ( !hypervisor_ops.send_ipi_event )
+        return -EOPNOTSUPP;
+    return hypervisor_ops.send_ipi_event(mask, vector);
+}
+
+static inline void hypervisor_smp_ready(void)
+{
+    if ( hypervisor_ops.smp_ready )
+        hypervisor_ops.smp_ready();
 }
 
 /*

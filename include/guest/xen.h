@@ -59,4 +59,18 @@ int xen_vcpu_stop(unsigned int vcpu);
 
 bool xen_is_dom0(void);
 
+/*
+ * IPIs by event channel (guest/xen/evtchn-ipi.c).  setup: boot CPU,
+ * from xen_setup (shared_info, its upcall vector, its ports);
+ * cpu_setup: each AP for itself.  0 or -errno (warned: the APIC then
+ * carries every IPI).  smp_ready decides xen-ipi=auto.
+ */
+int xen_evtchn_setup(void);
+int xen_evtchn_cpu_setup(void);
+void xen_evtchn_smp_ready(void);
+bool xen_evtchn_ipi_usable(void);
+int xen_send_ipi_event(const cpumask_t *mask, unsigned int vector);
+void xen_evtchn_describe(char *buf, size_t size);
+void xen_evtchn_counts(uint64_t *upcalls, uint64_t *foreign);
+
 #endif /* GUEST_XEN_H */

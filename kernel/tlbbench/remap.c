@@ -247,6 +247,8 @@ static void remap_plan(const struct profile *pf)
                 tlbb_new_cell(&wl_remap, tlbb.m_allbut, counts[i], pages);
             if ( tlbb.m_assist != NO_MODE )
                 tlbb_new_cell(&wl_remap, tlbb.m_assist, counts[i], pages);
+            if ( tlbb.m_event != NO_MODE && pages )
+                tlbb_new_cell(&wl_remap, tlbb.m_event, counts[i], pages);
         }
 }
 
@@ -296,6 +298,18 @@ static void remap_summary(char *line, size_t size, size_t *len)
         tlbb_sum_add(line, size, len, " assist_vs_unicast_n%u=%s", c->n, num);
         amin = MIN(amin, tlbb_med_p50(c));
         amax = MAX(amax, tlbb_med_p50(c));
+    }
+    /* Event-channel IPIs over the APIC's unicast ones. */
+    for ( unsigned int i = 0; i < tlbb.nr_cells; i++ )
+    {
+        const struct cell *c = &tlbb.cells[i], *u;
+
+        if ( c->wl != &wl_remap || c->mode != tlbb.m_event ||
+             !(u = tlbb_find(&wl_remap, tlbb.m_unicast, c->n, 1)) )
+            continue;
+        tlbb_milli(num, sizeof(num),
+                   ratio_milli(tlbb_med_p50(c), tlbb_med_p50(u)));
+        tlbb_sum_add(line, size, len, " evtchn_vs_apic_n%u=%s", c->n, num);
     }
     if ( amax )
     {

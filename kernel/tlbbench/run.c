@@ -83,6 +83,9 @@ void tlbb_apply(const struct mode *m)
     /* Read by every CPU at each full flush: a plain switch is enough. */
     if ( m->invpcid >= 0 )
         WRITE_ONCE(use_invpcid, m->invpcid && boot_cpu.invpcid);
+    /* Read only by the sender: a plain switch is enough. */
+    WRITE_ONCE(ipi_by_event, m->ipi_event < 0 ? tlbb.boot_ipi_event
+                                              : m->ipi_event == 1);
 }
 
 void tlbb_restore(void)
@@ -92,6 +95,7 @@ void tlbb_restore(void)
     if ( !!(read_cr4() & X86_CR4_PGE) != tlbb.boot_pge )
         tlb_set_global_pages(tlbb.boot_pge);
     WRITE_ONCE(use_invpcid, tlbb.boot_invpcid);
+    WRITE_ONCE(ipi_by_event, tlbb.boot_ipi_event);
 }
 
 unsigned int tlbb_add_mode(const char *name, int sh, int assist, int pge)
@@ -99,7 +103,7 @@ unsigned int tlbb_add_mode(const char *name, int sh, int assist, int pge)
     BUG_ON(tlbb.nr_modes == MAX_MODES);
     tlbb.modes[tlbb.nr_modes] = (struct mode){ name, (int8_t)sh,
                                                (int8_t)assist, (int8_t)pge,
-                                               -1 };
+                                               -1, -1 };
     return tlbb.nr_modes++;
 }
 
@@ -109,8 +113,18 @@ static void add_modes(void)
     tlbb.nr_modes = 0;
     tlbb.m_assist = tlbb.m_pge_on = tlbb.m_pge_off = NO_MODE;
     tlbb.m_invpcid_on = tlbb.m_invpcid_off = NO_MODE;
+    tlbb.m_event = NO_MODE;
+    /* The APIC's two ways, as their names say. */
     tlbb.m_unicast = tlbb_add_mode("ipi-unicast", 0, 0, -1);
+    tlbb.modes[tlbb.m_unicast].ipi_event = 0;
     tlbb.m_allbut = tlbb_add_mode("ipi-allbut", 1, 0, -1);
+    tlbb.modes[tlbb.m_allbut].ipi_event = 0;
+    /* The same IPIs by Xen's event channels, beside unicast. */
+    if ( hypervisor_ops.send_ipi_event )
+    {
+        tlbb.m_event = tlbb_add_mode("ipi-evtchn", 0, 0, -1);
+        tlbb.modes[tlbb.m_event].ipi_event = 1;
+    }
     if ( hypervisor_ops.flush_tlb )
         tlbb.m_assist = tlbb_add_mode(hypervisor_type() == HV_KVM
                                           ? "assist-kvm"
@@ -358,6 +372,7 @@ int tlbbench_run(const char *spec)
     tlbb.boot_assist = assist_enabled && hypervisor_ops.flush_tlb;
     tlbb.boot_pge = read_cr4() & X86_CR4_PGE;
     tlbb.boot_invpcid = use_invpcid;
+    tlbb.boot_ipi_event = ipi_by_event;
     print_start(pf);
     add_modes();
     tlbb.cells = kzalloc(MAX_CELLS * sizeof(*tlbb.cells));

@@ -23,6 +23,7 @@ struct mode
     const char *name;
     int8_t shorthand, assist, pge;      /* -1: as booted */
     int8_t invpcid;                     /* -1: as booted */
+    int8_t ipi_event;                   /* -1: as booted; 0: APIC */
 };
 
 struct cell;
@@ -85,8 +86,10 @@ struct tlbb_run
     /* The modes every environment has, and those it may (NO_MODE). */
     unsigned int m_unicast, m_allbut, m_assist, m_pge_on, m_pge_off;
     unsigned int m_invpcid_on, m_invpcid_off, m_measured;
+    unsigned int m_event;               /* IPIs by the L0's events (Xen) */
     /* The boot's own settings, put back after every block. */
     bool boot_shorthand, boot_assist, boot_pge, boot_invpcid;
+    bool boot_ipi_event;
     struct cell *cells;
     unsigned int nr_cells;
     /* What the first() workloads saw: stale reads, and no work done. */

@@ -25,3 +25,7 @@ obj-$(CONFIG_KTEST) += tests/ktest/guest.o
 ifeq ($(CONFIG_GUEST_HYPERV),y)
 obj-$(CONFIG_KTEST) += tests/ktest/hyperv.o
 endif
+# It calls into guest/xen/, which CONFIG_GUEST_XEN=n leaves out.
+ifeq ($(CONFIG_GUEST_XEN),y)
+obj-$(CONFIG_KTEST) += tests/ktest/xen-ipi.o
+endif

@@ -123,3 +123,8 @@ unit-tests += tlb-detect-power
 unit-tlb-detect-power-src := tests/unit/test-tlb-detect-power.c \
                              kernel/tlb-detect/power.c kernel/lib/cpumask.c \
                              kernel/lib/vsnprintf.c
+
+unit-tests += evtchn-2l
+unit-evtchn-2l-src := tests/unit/test-evtchn-2l.c guest/xen/evtchn-2l.c \
+                      kernel/lib/cpumask.c kernel/lib/string.c \
+                      kernel/lib/vsnprintf.c
