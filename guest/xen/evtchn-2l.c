@@ -15,7 +15,15 @@ int evtchn_ipi_record(struct evtchn_ipi_table *t, unsigned int cpu,
         return -EEXIST;
     t->port[cpu][slot] = (uint16_t)port;
     t->owner[port] = (uint16_t)(cpu * EVTCHN_IPI_SLOTS + slot + 1);
+    __atomic_fetch_or(&t->mine[cpu][port / 64], 1ULL << (port % 64),
+                      __ATOMIC_RELEASE);
     return 0;
+}
+
+const uint64_t *evtchn_ipi_mine(const struct evtchn_ipi_table *t,
+                                unsigned int cpu)
+{
+    return t->mine[cpu < NR_CPUS ? cpu : 0];
 }
 
 unsigned int evtchn_ipi_port(const struct evtchn_ipi_table *t,
@@ -50,7 +58,7 @@ bool evtchn_ipi_all_bound(const struct evtchn_ipi_table *t,
 }
 
 unsigned int evtchn_2l_scan(uint64_t *pending, const uint64_t *mask,
-                            uint64_t sel,
+                            const uint64_t *mine, uint64_t sel,
                             void (*fn)(unsigned int port, void *arg),
                             void *arg)
 {
@@ -63,7 +71,8 @@ unsigned int evtchn_2l_scan(uint64_t *pending, const uint64_t *mask,
 
         sel &= sel - 1;
         ready = __atomic_load_n(&pending[w], __ATOMIC_ACQUIRE) &
-                ~__atomic_load_n(&mask[w], __ATOMIC_RELAXED);
+                ~__atomic_load_n(&mask[w], __ATOMIC_RELAXED) &
+                __atomic_load_n(&mine[w], __ATOMIC_RELAXED);
         while ( ready )
         {
             unsigned int b = (unsigned int)__builtin_ctzll(ready);

@@ -9,6 +9,7 @@
 #include <shimk/heap.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
+#include <shimk/sched.h>
 #include <shimk/string.h>
 #include <asm/apic.h>
 #include <asm/page.h>
@@ -82,11 +83,18 @@ static void deliver(unsigned int port, void *arg)
 
     if ( !evtchn_ipi_owner(&table, port, &cpu, &slot) || cpu != self )
     {
-        /* Masked at setup and never bound here: Xen's, not ours. */
+        /* mine[] and owner[] disagree: a bookkeeping error. */
         foreign[self]++;
         return;
     }
     ipi_deliver(FIRST_IPI_VECTOR + slot, arg);
+    /*
+     * What do_trap() does after an IPI's vector, for this one: a
+     * reschedule IPI is a kick, which wakes sleepers whose timer the L0
+     * never delivered (kernel/sched/timer.c); the upcall's own vector
+     * would read as any interrupt.
+     */
+    sched_irq_exit(FIRST_IPI_VECTOR + slot);
 }
 
 /*
@@ -111,8 +119,8 @@ static void xen_upcall(struct cpu_regs *regs)
             sel = __atomic_exchange_n(&vi->evtchn_pending_sel, 0,
                                       __ATOMIC_SEQ_CST);
             evtchn_2l_scan((uint64_t *)shinfo->evtchn_pending,
-                           (const uint64_t *)shinfo->evtchn_mask, sel,
-                           deliver, regs);
+                           (const uint64_t *)shinfo->evtchn_mask,
+                           evtchn_ipi_mine(&table, cpu), sel, deliver, regs);
         } while ( __atomic_load_n(&vi->evtchn_upcall_pending,
                                   __ATOMIC_SEQ_CST) );
     apic_eoi();

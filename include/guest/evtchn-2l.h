@@ -19,7 +19,10 @@
  * One port per (CPU, IPI slot): slot is vector - FIRST_IPI_VECTOR, as
  * in the IPI counters (asm/smp.h).  owner[] is the reverse map an
  * upcall reads: cpu * EVTCHN_IPI_SLOTS + slot + 1, 0 for a port that
- * is none of shimk's IPIs.
+ * is none of shimk's IPIs.  mine[cpu] has a bit for each port bound to
+ * cpu: the pending bitmap is one for the whole domain, so an upcall
+ * must take only its own CPU's ports (Xen raised it for those), never
+ * another CPU's that happen to be pending in the same word.
  */
 #define EVTCHN_IPI_SLOTS 16
 
@@ -27,6 +30,7 @@ struct evtchn_ipi_table
 {
     uint16_t port[NR_CPUS][EVTCHN_IPI_SLOTS];
     uint16_t owner[EVTCHN_2L_PORTS];
+    uint64_t mine[NR_CPUS][EVTCHN_2L_WORDS];
 };
 
 /*
@@ -53,16 +57,20 @@ bool evtchn_ipi_owner(const struct evtchn_ipi_table *t, unsigned int port,
 bool evtchn_ipi_all_bound(const struct evtchn_ipi_table *t,
                           const cpumask_t *mask, unsigned int slot);
 
+/* The bitmap of cpu's ports, for evtchn_2l_scan(). */
+const uint64_t *evtchn_ipi_mine(const struct evtchn_ipi_table *t,
+                                unsigned int cpu);
+
 /*
- * One pass of an upcall over the words sel names: each port pending
- * and not masked has its pending bit cleared (atomically: Xen sets
+ * One pass of an upcall over the words sel names: each port pending,
+ * not masked and in mine (this CPU's) has its pending bit cleared (atomically: Xen sets
  * bits concurrently) and then fn(port, arg) called, in port order.
  * Clearing before handling is what lets a send that arrives during
  * the handler pend the port again and raise a new upcall, as the
  * local APIC's IRR does.  Returns the number of ports handled.
  */
 unsigned int evtchn_2l_scan(uint64_t *pending, const uint64_t *mask,
-                            uint64_t sel,
+                            const uint64_t *mine, uint64_t sel,
                             void (*fn)(unsigned int port, void *arg),
                             void *arg);
 

@@ -247,10 +247,15 @@ KTEST(ipi, allbut_exact_counts)
     cpumask_clear_cpu(self, &m);
     why = mask_round(&m, &sh);
     KT_ASSERTF(t, !why, "%s", why);
-    /* The shorthand is used exactly when it is allowed. */
-    KT_EQ(t, sh, ipi_shorthand_enabled ? 1 : 0);
+    /*
+     * The shorthand is used exactly when it is allowed, and IPIs go by
+     * the APIC, not by the L0's events (Xen's xen-ipi=).
+     */
+    KT_EQ(t, sh, ipi_shorthand_enabled && !ipi_by_event ? 1 : 0);
     ktest_note("all-but-self sent with %s",
-               sh ? "the ALLBUT shorthand" : "one ICR write per CPU");
+               sh ? "the ALLBUT shorthand"
+               : ipi_by_event ? "one event-channel send per CPU"
+                              : "one ICR write per CPU");
 }
 
 KTEST(ipi, self_and_mask_with_self)
