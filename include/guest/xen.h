@@ -3,6 +3,7 @@
 #ifndef GUEST_XEN_H
 #define GUEST_XEN_H
 
+#include <shimk/cpumask.h>
 #include <shimk/types.h>
 #include <xen/xen.h>
 
