@@ -74,6 +74,26 @@ static void print_backtrace(uint64_t rbp)
     }
 }
 
+/*
+ * One CPU reports.  Two CPUs that panic at once (both waiting for the
+ * same lock at 4 vCPUs on 2, under nested KVM) once wrote their lines
+ * into each other, "shimk: PAshiNICmk: PA on CNIPU0C", and the runner
+ * found no PANIC line.  The first to claim panic_cpu reports; a later
+ * one leaves its reason here and stops, and the reporter prints it
+ * after its own line.
+ */
+static int panic_cpu = -1;
+static char late_reason[NR_CPUS][160];
+static bool late_set[NR_CPUS];
+
+static void print_late_reasons(unsigned int self)
+{
+    for ( unsigned int cpu = 0; cpu < NR_CPUS; cpu++ )
+        if ( cpu != self && __atomic_load_n(&late_set[cpu], __ATOMIC_ACQUIRE) )
+            printk(KERN_EMERG "shimk: CPU%u panicked too, while CPU%u "
+                   "reported: %s\n", cpu, self, late_reason[cpu]);
+}
+
 static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
                                 const char *fmt, va_list ap)
 {
@@ -91,6 +111,22 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
         machine_exit(EXIT_PANIC);
     }
 
+    {
+        int none = -1;
+
+        if ( !__atomic_compare_exchange_n(&panic_cpu, &none, (int)ci->cpu,
+                                          false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST) )
+        {
+            kvsnprintf(late_reason[ci->cpu], sizeof(late_reason[0]), fmt,
+                       ap);
+            __atomic_store_n(&late_set[ci->cpu], true, __ATOMIC_RELEASE);
+            /* The reporter's NMI, or its exit, ends this CPU. */
+            for ( ;; )
+                __asm__ __volatile__("cli; hlt" ::: "memory");
+        }
+    }
+
     /*
      * The reason first: if stopping the others goes wrong (an L0 that
      * ends the guest on another CPU's fault), the line is out already.
@@ -101,6 +137,7 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
     /* Only one CPU reports; the others are stopped (asm/smp.h). */
     smp_stop_others_for_panic();
     console_force_unlock();
+    print_late_reasons(ci->cpu);
     print_regs(regs, trap);
     print_control_regs();
     print_backtrace(regs->rbp);
