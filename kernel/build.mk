@@ -16,6 +16,7 @@ obj-y += kernel/lib/vsnprintf.o
 obj-y += kernel/lib/sort.o
 obj-y += kernel/lib/cpumask.o
 obj-y += kernel/lib/errno.o
+obj-y += kernel/spin-holder.o
 
 # mm/: frames, the heap, lazily freed frames.
 obj-y += kernel/mm/frame-alloc.o

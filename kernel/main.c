@@ -124,6 +124,7 @@ static __noreturn void run_and_exit(void)
     {
         flush_counters_print();
         sched_timer_print();
+        spin_print();
         machine_exit(code);
     }
     if ( opt_idle )

@@ -98,6 +98,22 @@ static int kvm_ap_setup(void)
     return use_steal_time ? register_steal_time() : 0;
 }
 
+/*
+ * hypervisor_ops.stolen_ns: steal-time's steal (msr.rst: ns the vCPU
+ * was runnable but not running, added by the host at each entry, so a
+ * vCPU still held out shows it only through its preempted byte).
+ */
+static uint64_t kvm_stolen_ns(unsigned int cpu, bool *now)
+{
+    struct kvm_steal_time *st = cpu < NR_CPUS ? area_of(cpu) : NULL;
+
+    if ( !st )
+        return ~0ULL;
+    *now = __atomic_load_n(&st->preempted, __ATOMIC_RELAXED) &
+           KVM_VCPU_PREEMPTED;
+    return __atomic_load_n(&st->steal, __ATOMIC_RELAXED);
+}
+
 static int kvm_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
 {
     this_cpu()->flush.pv_flagged += kvm_flag_preempted(mask, area_of);
@@ -180,6 +196,7 @@ const struct hypervisor_ops kvm_ops = {
     .setup = kvm_setup,
     .ap_setup = kvm_ap_setup,
     .flush_tlb = kvm_flush_tlb,
+    .stolen_ns = kvm_stolen_ns,
     .send_ipi_mask = kvm_send_ipi_mask,
     .describe = kvm_describe,
 };

@@ -76,6 +76,14 @@ struct hypervisor_ops
      */
     int (*flush_tlb)(cpumask_t *mask, const void *va, unsigned int flags);
     /*
+     * The time the L0 has kept cpu's vCPU from running although it
+     * wanted to run (ns, cumulative; ~0 where the L0 keeps no count for
+     * it), and in *now whether it does so right now: KVM's steal-time
+     * area.  Read without an exit; a spinlock wait asks it about the
+     * CPU it waits for before it calls a long wait shimk's.
+     */
+    uint64_t (*stolen_ns)(unsigned int cpu, bool *now);
+    /*
      * One exit for a multi-target IPI (KVM_HC_SEND_IPI, Hyper-V's
      * cluster IPI); 0 or -errno.  Called with interrupts off.
      */
@@ -119,6 +127,13 @@ static inline bool hypervisor_has_flush_tlb(void)
  * injects its errors.
  */
 int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags);
+
+static inline uint64_t hypervisor_stolen_ns(unsigned int cpu, bool *now)
+{
+    *now = false;
+    return hypervisor_ops.stolen_ns ? hypervisor_ops.stolen_ns(cpu, now)
+                                    : ~0ULL;
+}
 
 static inline int hypervisor_ap_setup(void)
 {

@@ -27,4 +27,10 @@ void spin_unlock(spinlock_t *l);
 unsigned long spin_lock_irqsave(spinlock_t *l);
 void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags);
 
+/*
+ * The end of a run: how many waits went past the bound because the L0
+ * kept descheduled the CPU they waited for (shimk/spin-holder.h).
+ */
+void spin_print(void);
+
 #endif /* SHIMK_SPINLOCK_H */

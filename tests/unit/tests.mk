@@ -128,3 +128,6 @@ unit-tests += evtchn-2l
 unit-evtchn-2l-src := tests/unit/test-evtchn-2l.c guest/xen/evtchn-2l.c \
                       kernel/lib/cpumask.c kernel/lib/string.c \
                       kernel/lib/vsnprintf.c
+
+unit-tests += spin-holder
+unit-spin-holder-src := tests/unit/test-spin-holder.c kernel/spin-holder.c
