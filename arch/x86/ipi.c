@@ -76,10 +76,13 @@ void send_ipi_cpu(unsigned int cpu, unsigned int vector)
     struct ipi_counters *c = &this_cpu()->ipi;
     cpumask_t one;
 
-    cpumask_clear(&one);
-    cpumask_set_cpu(cpu, &one);
-    if ( cpu != smp_processor_id() && by_event(&one, vector) )
-        return;
+    if ( READ_ONCE(ipi_by_event) && cpu != smp_processor_id() )
+    {
+        cpumask_clear(&one);
+        cpumask_set_cpu(cpu, &one);
+        if ( by_event(&one, vector) )
+            return;
+    }
     icr(APIC_DM_FIXED | vector, cpu_infos[cpu]->apic_id);
     c->icr_writes[slot(vector)]++;
     c->targets[slot(vector)]++;
