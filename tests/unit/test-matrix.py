@@ -368,7 +368,10 @@ def result_lines_keep_their_words():
             matrix.result_line("SKIP", "a", 3, "no Xen") == "SKIP a: no Xen"
             and matrix.result_line("INCONCLUSIVE", "a", 2, "why") ==
             "INCONCLUSIVE a (2.0s): why; counted as skipped" and
-            matrix.result_line("FAIL", "a", 2, "why") == "FAIL a: why")
+            matrix.result_line("FAIL", "a", 2, "why") == "FAIL a: why"
+            and matrix.result_line("FAIL", "a", 2, "why", [retry, retry]) ==
+            "FAIL a: why (the last of 3 boots: 2 retried after a proven "
+            "L0 fault)")
 
 
 @case

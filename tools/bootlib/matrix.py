@@ -570,6 +570,13 @@ def result_line(status, name, secs, why, retried=()):
     if status == "INCONCLUSIVE":
         return ("INCONCLUSIVE %s (%.1fs): %s; counted as skipped"
                 % (name, secs, why))
+    if retried:
+        # How many boots the verdict is the last of: a row that spent
+        # its retries on proven L0 faults reads differently from one
+        # that failed on its first boot.
+        return "FAIL %s: %s (the last of %d boots: %d retried after a " \
+               "proven L0 fault)" % (name, why, len(retried) + 1,
+                                     len(retried))
     return "FAIL %s: %s" % (name, why)
 
 
