@@ -8,7 +8,10 @@
  * on the boot CPU before the APs start.  A failed probe drops the hook
  * for good: Xen keeps calling a hook whose probe failed, paying a
  * failing exit before each IPI fallback, and may even assist later
- * with the clock still on.
+ * with the clock still on.  Which flushes the kept hook then serves
+ * is chosen per target count, after the APs are up, and revised at run
+ * time (arch/x86/flush/flush-adapt.c): both paths are whole flushes with
+ * the clock off, so switching between them is always safe.
  */
 
 bool assist_needs_probe(int8_t option, bool hook)
@@ -23,16 +26,6 @@ enum assist_decision assist_decide(int8_t option, bool hook, int probe_rc)
     if ( !hook )
         return ASSIST_OFF_NO_HOOK;
     return probe_rc ? ASSIST_OFF_PROBE_FAILED : ASSIST_ON;
-}
-
-bool assist_measured_wins(uint64_t assist, uint64_t ipi_round_trip)
-{
-    /*
-     * A shootdown costs at least one IPI round trip plus the target's
-     * flush and acknowledgement, and more with every target; one L0
-     * flush covers all.  Twice the bare round trip is the break-even.
-     */
-    return ipi_round_trip && assist <= 2 * ipi_round_trip;
 }
 
 bool assist_forced_but_off(int8_t option, enum assist_decision d)
@@ -52,8 +45,6 @@ const char *assist_decision_text(enum assist_decision d)
         return "off (the L0 offers no flush hook)";
     case ASSIST_OFF_PROBE_FAILED:
         return "off (the boot probe flush failed)";
-    case ASSIST_OFF_MEASURED:
-        return "off (measured: an L0 flush costs more than IPIs)";
     }
     return "?";
 }

@@ -14,9 +14,9 @@
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
-#include <asm/tlb-measure.h>
 
 struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
@@ -29,7 +29,6 @@ static int8_t opt_assisted_flush = -1;
 tristate_param("assisted-flush", opt_assisted_flush);
 
 static enum assist_decision decision = ASSIST_OFF_NO_HOOK;
-static uint64_t assist_cost, ipi_cost;     /* measured, cycles; 0 if not */
 
 static void real_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_leaf *r)
 {
@@ -108,13 +107,12 @@ void hypervisor_setup(void)
     }
     d = assist_decide(opt_assisted_flush, hook, probe_rc);
     if ( d == ASSIST_ON && opt_assisted_flush < 0 )
-    {
-        /* No option: let this machine's costs decide (docs/tlbbench.md). */
-        assist_cost = measure_assisted_flush(32);
-        ipi_cost = measure_self_ipi(32);
-        if ( !assist_measured_wins(assist_cost, ipi_cost) )
-            d = ASSIST_OFF_MEASURED;
-    }
+        /*
+         * No option: which flushes go to the L0 is timed per target
+         * count once the APs are up (flush_adapt_seed()), and revised
+         * at run time (docs/flush.md#the-l0-or-ipis-at-run-time).
+         */
+        flush_adapt_want();
     if ( d != ASSIST_ON )
         hypervisor_ops.flush_tlb = NULL;
     else
@@ -139,25 +137,25 @@ void hypervisor_setup(void)
 
 void hypervisor_policy_text(char *buf, size_t size)
 {
-    if ( assist_cost )
-        ksnprintf(buf, size, "assisted-flush=%d (measured: L0 flush %lu vs "
-                  "self-IPI round trip %lu cycles)", decision == ASSIST_ON,
-                  (unsigned long)assist_cost, (unsigned long)ipi_cost);
-    else
-    {
-        static const char *const why[] = {
-            [ASSIST_ON] = "probe flush worked",
-            [ASSIST_OFF_OPTION] = "option",
-            [ASSIST_OFF_NO_HOOK] = "no L0 flush hook",
-            [ASSIST_OFF_PROBE_FAILED] = "probe flush failed",
-            [ASSIST_OFF_MEASURED] = "measured",
-        };
+    static const char *const why[] = {
+        [ASSIST_ON] = "probe flush worked",
+        [ASSIST_OFF_OPTION] = "option",
+        [ASSIST_OFF_NO_HOOK] = "no L0 flush hook",
+        [ASSIST_OFF_PROBE_FAILED] = "probe flush failed",
+    };
+    char adapt[200];
 
+    if ( decision == ASSIST_ON && flush_adapt_seeded() )
+    {
+        flush_adapt_text(adapt, sizeof(adapt));
+        ksnprintf(buf, size, "assisted-flush=1 (by target count, timed: "
+                  "%s cycles)", adapt);
+    }
+    else
         ksnprintf(buf, size, "assisted-flush=%d (%s%s)", decision == ASSIST_ON,
                   why[decision],
                   decision == ASSIST_ON && opt_assisted_flush == 1 ?
                       ", option" : "");
-    }
 }
 
 void hypervisor_print_line(void)

@@ -22,6 +22,7 @@
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/desc.h>
+#include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/guarded.h>
 #include <asm/paging.h>
@@ -176,6 +177,8 @@ void kernel_start(uint32_t protocol, uint32_t data_pa, uint32_t magic)
     task_init();
     local_irq_enable();
     hypervisor_smp_ready();
+    /* After the event channels: the IPI path it times is the final one. */
+    flush_adapt_seed();
     mark_ro_after_init();
 
     print_boot_summary();

@@ -65,7 +65,11 @@ static void worker(void *arg)
             uint64_t got;
 
             /* Touch only what is mapped: a fault would end the task. */
-            if ( sys_map(va, 0, UPROT_READ | UPROT_WRITE) )
+            int rc = sys_map(va, 0, UPROT_READ | UPROT_WRITE);
+
+            /* Progress the kernel's wait can see (a round may be long). */
+            a->steps[me]++;
+            if ( rc )
             {
                 errors++;
                 continue;
@@ -90,6 +94,7 @@ static void worker(void *arg)
                 note_stale(a, me, va, got, CHURN_TAG(me, r, p), &stale);
             if ( sys_unmap(va, 0, 0) )
                 errors++;
+            a->steps[me]++;
         }
     }
     a->cycles[me] = u_rdtsc() - start;

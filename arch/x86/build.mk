@@ -43,6 +43,8 @@ obj-y += arch/x86/mm/guarded.o
 
 # flush/: the TLB flush path, its policy, the TLB clock, fault injection.
 obj-y += arch/x86/flush/flush-policy.o
+obj-y += arch/x86/flush/flush-adapt-rule.o
+obj-y += arch/x86/flush/flush-adapt.o
 obj-y += arch/x86/flush/flush-smp.o
 obj-y += arch/x86/flush/flushtlb.o
 obj-y += arch/x86/flush/flush-inject.o

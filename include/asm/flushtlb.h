@@ -158,6 +158,9 @@ struct flush_counters
     uint64_t pv_flagged;                /* KVM: preempted vCPUs flagged */
     uint64_t no_assist_forced;          /* could have gone to L0, did not */
     uint64_t no_assist_ipis;            /* CPUs those sent IPIs to */
+    uint64_t adapt_ipi;                 /* could have gone to L0; IPIs
+                                           were the run-time choice */
+    uint64_t adapt_ipi_targets;         /* CPUs those sent IPIs to */
     uint64_t clock_skips;               /* CPUs the clock filtered out */
     uint64_t clock_wraps;               /* wraps this CPU led */
     uint64_t stale_reads;               /* seen by the stale-TLB detector */

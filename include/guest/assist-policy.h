@@ -11,7 +11,6 @@ enum assist_decision
     ASSIST_OFF_OPTION,          /* assisted-flush=0 */
     ASSIST_OFF_NO_HOOK,         /* the L0 offers none */
     ASSIST_OFF_PROBE_FAILED,    /* the boot probe flush failed */
-    ASSIST_OFF_MEASURED,        /* absent option, and IPIs were cheaper */
 };
 
 /* Is a probe flush needed to decide?  (A hook, and not assisted-flush=0.) */
@@ -23,12 +22,6 @@ bool assist_needs_probe(int8_t option, bool hook);
  * probe was needed).
  */
 enum assist_decision assist_decide(int8_t option, bool hook, int probe_rc);
-
-/*
- * The measured choice, when assisted-flush= is absent: use the L0 when
- * one assisted flush (cycles) costs at most two IPI round trips.
- */
-bool assist_measured_wins(uint64_t assist, uint64_t ipi_round_trip);
 
 /* Does the decision contradict an explicit assisted-flush=1? */
 bool assist_forced_but_off(int8_t option, enum assist_decision d);

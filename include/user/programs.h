@@ -132,6 +132,7 @@ struct churn_args
     uint64_t cycles[16], ops[16];           /* out, per thread */
     uint64_t checked[16], stale[16];        /* out: page reads, wrong ones */
     uint64_t bad_va[16], bad_got[16], bad_want[16]; /* out: first wrong */
+    volatile uint64_t steps[16];            /* out: system calls so far */
 };
 void user_churn(void *arg);
 

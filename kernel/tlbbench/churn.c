@@ -10,6 +10,7 @@
 #include <shimk/task.h>
 #include <shimk/time.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -47,31 +48,38 @@ static void churn_block(struct cell *c, const struct profile *pf,
     if ( task_run(tk, user_churn, 0) < 0 )
         panic("tlbbench: churn task did not start");
     /*
-     * Bounded by progress, not by the deadline alone: each thread that
-     * finishes restarts the clock, and once all have, the task's
-     * teardown (its space's last flushes, which wait up to 60 s for a
-     * vCPU the L0 does not run: arch/x86/flush/flush-smp.c) gets as long.
-     * Seen: Xen with 8 pCPUs on 2 host cores, all threads done and the
-     * teardown not within 5 s.
+     * Bounded by progress, not by the deadline alone: each system call
+     * a thread completes and each thread that finishes restarts the
+     * clock, and once all have finished, the task's teardown (its
+     * space's last flushes, which wait up to 60 s for a vCPU the L0
+     * does not run: arch/x86/flush/flush-smp.c) gets as long.  Seen:
+     * Xen with 8 pCPUs on 2 host cores, all threads done and the
+     * teardown not within 5 s; and there a round of 16 calls, each a
+     * flush to 7 CPUs at a quarter of a second, ran 5 s past the
+     * deadline while every call completed.
      */
     last = a->deadline;
     seen = 0;
     while ( !READ_ONCE(tk->done) )
     {
-        uint64_t now = rdtsc(), done = READ_ONCE(a->finished);
+        uint64_t now = rdtsc(), done = READ_ONCE(a->finished), steps = 0;
         unsigned int bound = done == n ? TEARDOWN_BOUND_MS : WAIT_BOUND_MS;
 
-        if ( done != seen )
+        for ( unsigned int i = 0; i < n; i++ )
+            steps += READ_ONCE(a->steps[i]);
+        if ( done + steps != seen )
         {
-            seen = done;
+            seen = done + steps;
             last = MAX(last, now);
         }
         if ( now > last && now - last > ms_to_cycles(bound) )
         {
             sched_dump();
             panic("tlbbench: churn block (%s) made no progress for %u ms "
-                  "past its deadline: %lu of %u threads finished%s",
+                  "past its deadline: %lu of %u threads finished, %lu "
+                  "system calls done%s",
                   tlbb.modes[c->mode].name, bound, (unsigned long)done, n,
+                  (unsigned long)steps,
                   done == n ? ", the task not torn down" : "");
         }
         thread_sleep_us(500);
@@ -133,28 +141,38 @@ static void churn_block(struct cell *c, const struct profile *pf,
     tlbb_count_flushes(c, &c0, &c1);
 }
 
-/* The fixed churn setting that the boot's own choice is equal to. */
+/*
+ * The fixed churn setting that the boot's own choice is equal to; with
+ * flush-adapt live, the one equal to its choice for churn's target
+ * count (every other CPU) as the run ends.
+ */
 static unsigned int choice_mode(void)
 {
+    bool assist = tlbb.boot_adapt
+                      ? flush_adapt_choice(nr_cpus_online - 1) == ADAPT_L0
+                      : tlbb.boot_assist;
+
     for ( unsigned int i = 0; i < nr_churn_modes; i++ )
     {
         const struct mode *m = &tlbb.modes[churn_modes[i]];
 
         if ( (m->pge < 0 || !!m->pge == tlbb.boot_pge) &&
-             !!m->assist == tlbb.boot_assist )
+             !!m->assist == assist )
             return churn_modes[i];
     }
     return NO_MODE;
 }
 
 /*
- * How good was the boot's choice on churn?  It is one of the fixed
- * settings, so it is as good as that setting: in each round its
- * throughput is the mean of the boot-policy block and its fixed twin's
- * block.  The best setting is the one with the highest median; the
- * figure is the median over rounds of choice over best in the same
- * round (every churn cell runs once per round, back to back).  The
- * twins' own paired ratio is the run's noise, printed beside it.
+ * How good was the boot's choice on churn?  Without flush-adapt it is
+ * one of the fixed settings, so it is as good as that setting: in each
+ * round its throughput is the mean of the boot-policy block and its
+ * fixed twin's block.  With flush-adapt the boot-policy block chooses
+ * per flush and stands alone.  The best setting is the one with the
+ * highest median; the figure is the median over rounds of choice over
+ * best in the same round (every churn cell runs once per round, back to
+ * back).  The twins' own paired ratio is the run's noise (with
+ * flush-adapt, noise and adaptation together), printed beside it.
  */
 static void churn_summary(char *line, size_t size, size_t *len)
 {
@@ -169,7 +187,8 @@ static void churn_summary(char *line, size_t size, size_t *len)
         return;
     rounds = MIN(mc->reps, twin->reps);
     for ( unsigned int i = 0; i < rounds; i++ )
-        choice[i] = (mc->rep_fps[i] + twin->rep_fps[i]) / 2;
+        choice[i] = tlbb.boot_adapt ? mc->rep_fps[i]
+                                    : (mc->rep_fps[i] + twin->rep_fps[i]) / 2;
     for ( unsigned int i = 0; i < nr_churn_modes; i++ )
     {
         const struct cell *c = tlbb_find(&wl_churn, churn_modes[i],
@@ -177,7 +196,7 @@ static void churn_summary(char *line, size_t size, size_t *len)
 
         if ( !c || c->reps < rounds )
             continue;
-        if ( c == twin )
+        if ( c == twin && !tlbb.boot_adapt )
         {
             rep_summarize(choice, rounds, 10, &r);
             v = r.med;
@@ -193,7 +212,8 @@ static void churn_summary(char *line, size_t size, size_t *len)
     if ( !bc )
         return;
     tlbb_milli(num, sizeof(num),
-          bc == twin ? 1000 : paired_ratio_milli(choice, bc->rep_fps, rounds));
+          bc == twin && !tlbb.boot_adapt
+              ? 1000 : paired_ratio_milli(choice, bc->rep_fps, rounds));
     tlbb_milli(noise, sizeof(noise),
           paired_ratio_milli(mc->rep_fps, twin->rep_fps, rounds));
     tlbb_sum_add(line, size, len,

@@ -13,6 +13,7 @@
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-adapt.h>
 #include <asm/processor.h>
 #include <asm/smp.h>
 #include "workload.h"
@@ -77,6 +78,11 @@ void tlbb_apply(const struct mode *m)
         tlb_clock_disable();
     }
     assist_enabled = m->assist < 0 ? tlbb.boot_assist : m->assist == 1;
+    /*
+     * A fixed setting is fixed: only the boot's own policy chooses per
+     * flush (asm/flush-adapt.h).  Read at each flush: a plain switch.
+     */
+    WRITE_ONCE(flush_adapt_on, m->assist < 0 && tlbb.boot_adapt);
     if ( m->pge >= 0 && (read_cr4() & X86_CR4_PGE) != (m->pge ? X86_CR4_PGE
                                                               : 0) )
         tlb_set_global_pages(m->pge);
@@ -92,6 +98,7 @@ void tlbb_restore(void)
 {
     ipi_shorthand_enabled = tlbb.boot_shorthand;
     assist_enabled = tlbb.boot_assist;
+    WRITE_ONCE(flush_adapt_on, tlbb.boot_adapt);
     if ( !!(read_cr4() & X86_CR4_PGE) != tlbb.boot_pge )
         tlb_set_global_pages(tlbb.boot_pge);
     WRITE_ONCE(use_invpcid, tlbb.boot_invpcid);
@@ -373,6 +380,7 @@ int tlbbench_run(const char *spec)
     tlbb.boot_pge = read_cr4() & X86_CR4_PGE;
     tlbb.boot_invpcid = use_invpcid;
     tlbb.boot_ipi_event = ipi_by_event;
+    tlbb.boot_adapt = flush_adapt_on;
     print_start(pf);
     add_modes();
     tlbb.cells = kzalloc(MAX_CELLS * sizeof(*tlbb.cells));

@@ -90,6 +90,7 @@ struct tlbb_run
     /* The boot's own settings, put back after every block. */
     bool boot_shorthand, boot_assist, boot_pge, boot_invpcid;
     bool boot_ipi_event;
+    bool boot_adapt;            /* flush-adapt live: boot-policy adapts */
     struct cell *cells;
     unsigned int nr_cells;
     /* What the first() workloads saw: stale reads, and no work done. */

@@ -12,6 +12,7 @@
 #include <shimk/time.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
+#include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/msr.h>
 #include <asm/page.h>
@@ -354,6 +355,7 @@ static bool flush_round(struct ktest *t, unsigned int round,
     struct hyperv_counts h0, h1;
     cpumask_t m;
     char what[64];
+    int pinned;
 
     ksnprintf(what, sizeof(what), "%s %s%s to %s", ex ? "Ex" : "plain",
               list ? "list" : "space", global ? " (global page)" : "",
@@ -371,7 +373,9 @@ static bool flush_round(struct ktest *t, unsigned int round,
     my_flush_counts(&c0);
     my_counts(&h0);
     hyperv_debug_form = ex ? HYPERV_FORM_EX : HYPERV_FORM_PLAIN;
+    pinned = flush_adapt_force(ADAPT_L0);
     flush_area_mask(&m, list ? (const void *)TEST_VA : NULL, flags);
+    flush_adapt_force(pinned);
     hyperv_debug_form = boot_form;
     my_counts(&h1);
     my_flush_counts(&c1);
@@ -485,6 +489,7 @@ KTEST(hyperv, l0_error_falls_back_to_ipis)
         unsigned int left;
         cpumask_t m;
         bool was_stale;
+        int pinned;
 
         cpumask_clear(&m);
         cpumask_set_cpu(other, &m);
@@ -495,8 +500,10 @@ KTEST(hyperv, l0_error_falls_back_to_ipis)
         my_flush_counts(&c0);
         my_counts(&h0);
         __atomic_store_n(&hyperv_debug_malformed, 1, __ATOMIC_SEQ_CST);
+        pinned = flush_adapt_force(ADAPT_L0);
         flush_area_mask(&m, list ? (const void *)TEST_VA : NULL,
                         FLUSH_TLB | (list ? FLUSH_ORDER(0) : 0));
+        flush_adapt_force(pinned);
         my_counts(&h1);
         my_flush_counts(&c1);
         hyperv_debug_form = boot_form;
@@ -523,7 +530,7 @@ KTEST(hyperv, injected_fault_falls_back_to_ipis)
     uint64_t inj0;
     cpumask_t m;
     bool was_stale;
-    int old;
+    int old, pinned;
 
     NEED_HYPERV_FLUSH(t);
     cpumask_clear(&m);
@@ -534,7 +541,9 @@ KTEST(hyperv, injected_fault_falls_back_to_ipis)
     my_counts(&h0);
     inj0 = assist_faults_injected;
     old = flush_fault_force(-EIO);
+    pinned = flush_adapt_force(ADAPT_L0);
     flush_area_mask(&m, (const void *)TEST_VA, FLUSH_TLB | FLUSH_ORDER(0));
+    flush_adapt_force(pinned);
     flush_fault_force(old);
     my_counts(&h1);
     my_flush_counts(&c1);

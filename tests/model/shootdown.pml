@@ -502,6 +502,7 @@ inline flush_core(c, msk, k)
             :: rc == 0 -> rem = 0
             :: else
             fi
+        :: rem != 0 && ok -> skip   /* flush-adapt chose IPIs */
         :: else
         fi;
         ok = 0;

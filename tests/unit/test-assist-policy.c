@@ -53,25 +53,14 @@ static void probe_only_when_it_decides(void **state)
     assert_true(assist_needs_probe(1, true));
 }
 
-/* The L0 wins up to two IPI round trips; nothing wins without an IPI. */
-static void measured_choice(void **state)
-{
-    assert_true(assist_measured_wins(100, 100));
-    assert_true(assist_measured_wins(200, 100));
-    assert_false(assist_measured_wins(201, 100));
-    assert_false(assist_measured_wins(100, 0));
-    /* Xen 4.17 under QEMU TCG: L0 flush 212k, x2APIC round trip 460k. */
-    assert_true(assist_measured_wins(212000, 460000));
-    assert_true(assist_measured_wins(0, 1));
-}
-
+/* Each decision says why in words; an unknown one is "?". */
 static void texts(void **state)
 {
     assert_string_equal(assist_decision_text(ASSIST_ON), "on");
     assert_string_equal(assist_decision_text(ASSIST_OFF_OPTION),
                         "off (assisted-flush=0)");
-    assert_string_equal(assist_decision_text(ASSIST_OFF_MEASURED),
-                        "off (measured: an L0 flush costs more than IPIs)");
+    assert_string_equal(assist_decision_text(ASSIST_OFF_PROBE_FAILED),
+                        "off (the boot probe flush failed)");
     assert_string_equal(assist_decision_text((enum assist_decision)99), "?");
 }
 
@@ -80,7 +69,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_combination),
         cmocka_unit_test(probe_only_when_it_decides),
-        cmocka_unit_test(measured_choice),
         cmocka_unit_test(texts),
     };
 

@@ -83,6 +83,10 @@ unit-lazy-unmap-src := tests/unit/test-lazy-unmap.c kernel/mm/lazy-unmap.c \
                        arch/x86/flush/tlb-clock.c kernel/lib/cpumask.c \
                        kernel/lib/vsnprintf.c
 
+unit-tests += flush-adapt
+unit-flush-adapt-src := tests/unit/test-flush-adapt.c \
+                        arch/x86/flush/flush-adapt-rule.c
+
 unit-tests += assist-policy
 unit-assist-policy-src := tests/unit/test-assist-policy.c \
                           guest/assist-policy.c

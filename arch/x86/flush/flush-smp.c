@@ -8,6 +8,7 @@
 #include <shimk/printk.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
+#include <asm/flush-adapt.h>
 #include <asm/flush-inject.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
@@ -123,7 +124,8 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
                      unsigned int flags)
 {
     struct cpu_info *ci = this_cpu();
-    unsigned int self = ci->cpu, cpu;
+    unsigned int self = ci->cpu, cpu, targets;
+    enum adapt_path path = NR_ADAPT_PATHS;
     uint64_t start;
     cpumask_t remote;
 
@@ -179,9 +181,17 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
         }
     }
 
+    targets = cpumask_weight(&remote);
     if ( hypervisor_has_flush_tlb() )
     {
-        if ( flush_may_assist(flags) )
+        if ( flush_may_assist(flags) &&
+             (path = flush_adapt_choose(targets)) == ADAPT_IPI )
+        {
+            /* The run-time choice (asm/flush-adapt.h): IPIs are cheaper. */
+            ci->flush.adapt_ipi++;
+            ci->flush.adapt_ipi_targets += targets;
+        }
+        else if ( path == ADAPT_L0 )
         {
             int rc = hypervisor_flush_tlb(&remote, va, flags);
 
@@ -214,6 +224,9 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
     wait_acks(ci);
 
 out:
-    ci->flush.flush_cycles += rdtsc() - start;
+    start = rdtsc() - start;
+    ci->flush.flush_cycles += start;
+    if ( path != NR_ADAPT_PATHS )
+        flush_adapt_record(targets, path, start);
     tlb_clock_maybe_wrap();
 }

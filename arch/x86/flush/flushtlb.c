@@ -8,6 +8,7 @@
 #include <shimk/time.h>
 #include <asm/cpufeature.h>
 #include <asm/flush-inject.h>
+#include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/page.h>
 #include <asm/paging.h>
@@ -303,15 +304,17 @@ void flush_counters_print(void)
             (unsigned long)c.local[FLUSH_KIND_INVPCID_NONGLOBAL]);
     pr_info("tlb: remote requests %lu, flush IPIs sent %lu taken %lu, "
             "assisted %lu ok (%lu shared) %lu failed, %lu kept off L0 "
-            "(no-assist), "
+            "(no-assist), %lu by IPIs (flush-adapt), "
             "clock skips %lu wraps %lu, stale reads %lu\n",
             (unsigned long)c.remote_requests, (unsigned long)c.ipi_targets,
             (unsigned long)c.ipis_received, (unsigned long)c.assisted_ok,
             (unsigned long)c.assisted_shared, (unsigned long)c.assisted_failed,
-            (unsigned long)c.no_assist_forced, (unsigned long)c.clock_skips,
+            (unsigned long)c.no_assist_forced, (unsigned long)c.adapt_ipi,
+            (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
     if ( c.ack_resends )
         pr_warn("tlb: %lu flush IPIs sent again to targets silent past "
                 "%u ms (lost by the L0, or their vCPU not run)\n",
                 (unsigned long)c.ack_resends, WAIT_BOUND_MS);
+    flush_adapt_print();
 }
