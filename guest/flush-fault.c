@@ -21,6 +21,7 @@ string_param("assisted-flush-fault", opt_fault);
 
 bool flush_fault_armed;
 uint64_t assist_faults_injected;
+uint64_t flush_fault_delay;
 static int fault_mode;      /* 0 none, FAULT_INTERMITTENT, else a -errno */
 
 static int parse_mode(const char *s)
@@ -78,4 +79,9 @@ int flush_fault_force(int rc)
     /* The mode first: a CPU that sees the flag must see its mode. */
     __atomic_store_n(&flush_fault_armed, rc != 0, __ATOMIC_RELEASE);
     return old;
+}
+
+void flush_fault_slow(uint64_t cycles)
+{
+    __atomic_store_n(&flush_fault_delay, cycles, __ATOMIC_RELEASE);
 }

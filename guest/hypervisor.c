@@ -17,6 +17,7 @@
 #include <asm/flush-adapt.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
+#include <asm/processor.h>
 
 struct hv_leaves hv_info __ro_after_init;
 struct hypervisor_ops hypervisor_ops __ro_after_init = { .name = "none" };
@@ -78,6 +79,13 @@ int hypervisor_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
     rc = flush_fault_inject();
     if ( rc )
         return rc;
+    if ( unlikely(flush_fault_delay) )
+    {
+        uint64_t start = rdtsc();
+
+        while ( rdtsc() - start < flush_fault_delay )
+            cpu_relax();
+    }
     /* tlb-inject=l0-lie: an L0 that says it flushed and did not. */
     if ( tlb_injected(TLB_INJECT_L0_LIE) )
         return 0;

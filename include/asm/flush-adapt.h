@@ -119,6 +119,19 @@ enum adapt_path flush_adapt_choice(unsigned int targets);
 /* "1: L0 N vs IPIs M; 2-3: ...": the boot's timings, for the policy line. */
 void flush_adapt_text(char *buf, size_t size);
 
+/* A bucket's average cost on path p, cycles (0: none yet). */
+uint64_t flush_adapt_avg(unsigned int targets, enum adapt_path p);
+
+/* Switches so far, every bucket. */
+unsigned int flush_adapt_switches(void);
+
+/*
+ * For ktests: exchange a bucket's state with *b (false, nothing done,
+ * if another CPU held the buckets), so that a test can set a choice and
+ * put the live state back after.
+ */
+bool flush_adapt_debug_swap(unsigned int targets, struct adapt_bucket *b);
+
 /* The run's switches and each bucket's averages, at the end. */
 void flush_adapt_print(void);
 #endif

@@ -43,4 +43,12 @@ bool assist_fault_mode_set(void);
  */
 int flush_fault_force(int rc);
 
+/*
+ * For ktests of the run-time choice (asm/flush-adapt.h): every hook call
+ * first spins this many cycles (0: none), making the L0's flush dearer
+ * than it is.  hypervisor_flush_tlb() spins; the hook then runs.
+ */
+extern uint64_t flush_fault_delay;
+void flush_fault_slow(uint64_t cycles);
+
 #endif /* GUEST_FLUSH_FAULT_H */

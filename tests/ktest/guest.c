@@ -140,3 +140,56 @@ KTEST(guest, assisted_flush_needs_no_interrupt)
     KT_EQ(t, c1.assisted_ok - c0.assisted_ok, 1);
     KT_EQ(t, c1.ipi_targets - c0.ipi_targets, 0);
 }
+
+/*
+ * The run-time choice follows what flushes cost (asm/flush-adapt.h):
+ * with one-target flushes set to the L0 and the L0's flush then made
+ * dearer than IPIs on purpose, real flushes move the bucket to IPIs,
+ * within the flushes the rule needs (16 on the L0, 3 trials) and a
+ * bound, and the switch is counted.
+ */
+#define ADAPT_TEST_FLUSHES 400
+
+KTEST(guest, flush_adapt_follows_cost)
+{
+    unsigned int other = cpumask_next(&cpu_online_mask, 1), n;
+    unsigned int switches = flush_adapt_switches(), now;
+    struct adapt_bucket b;
+    enum adapt_path got;
+    uint64_t slow, l0, ipi;
+    cpumask_t m;
+
+    if ( !flush_adapt_on )
+        KT_SKIP(t, "the run-time choice is not live (no L0 flush hook, "
+                   "assisted-flush= or flush-adapt=0 given, or one CPU)");
+    if ( assist_fault_mode_set() )
+        KT_SKIP(t, "assisted-flush-fault= makes the L0 flush fail");
+    cpumask_clear(&m);
+    cpumask_set_cpu(other, &m);
+    /* Dearer than IPIs by far: 8 times their average, and 1 ms at least. */
+    slow = MAX(8 * flush_adapt_avg(1, ADAPT_IPI), ms_to_cycles(1));
+    /* The L0 chosen, as if just switched there, from today's averages. */
+    adapt_seed(&b, flush_adapt_avg(1, ADAPT_IPI), flush_adapt_avg(1, ADAPT_L0));
+    b.choice = ADAPT_L0;
+    KT_ASSERT(t, flush_adapt_debug_swap(1, &b));
+    flush_fault_slow(slow);
+    for ( n = 0; n < ADAPT_TEST_FLUSHES && flush_adapt_choice(1) == ADAPT_L0;
+          n++ )
+        flush_area_mask(&m, NULL, FLUSH_TLB);
+    flush_fault_slow(0);
+    now = flush_adapt_switches();
+    got = flush_adapt_choice(1);
+    l0 = flush_adapt_avg(1, ADAPT_L0);
+    ipi = flush_adapt_avg(1, ADAPT_IPI);
+    /* The live state back: the slowed flushes say nothing of the L0. */
+    while ( !flush_adapt_debug_swap(1, &b) )
+        cpu_relax();
+    KT_ASSERTF(t, got == ADAPT_IPI,
+               "one-target flushes still by the L0 after %u flushes with "
+               "it %lu cycles dearer (L0 averaged %lu, IPIs %lu)", n,
+               (unsigned long)slow, (unsigned long)l0, (unsigned long)ipi);
+    KT_ASSERT(t, n >= ADAPT_MIN_CHOSEN + ADAPT_MIN_OTHER);
+    KT_ASSERT(t, now > switches);
+    ktest_note("one-target flushes went to IPIs after %u flushes with the "
+               "L0 %lu cycles dearer", n, (unsigned long)slow);
+}

@@ -81,6 +81,10 @@ enum adapt_path flush_adapt_choose(unsigned int targets)
         return ADAPT_L0;
     b = &buckets[adapt_bucket_of(targets)];
     p = READ_ONCE(b->choice);
+    /* Most flushes are not trials: decide those without the flag's line. */
+    if ( READ_ONCE(b->cost[!p].avg) &&
+         READ_ONCE(b->credit) / ADAPT_TRIAL_SHARE < READ_ONCE(b->cost[!p].avg) )
+        return p;
     if ( adapt_lock() )
     {
         if ( adapt_take_trial(b) )
@@ -246,4 +250,32 @@ void flush_adapt_print(void)
     pr_info("flush-policy: %u switches, %lu trials, %lu samples dropped; "
             "by target count now: %s\n", switches,
             (unsigned long)adapt_trials, (unsigned long)adapt_dropped, text);
+}
+
+uint64_t flush_adapt_avg(unsigned int targets, enum adapt_path p)
+{
+    return p < NR_ADAPT_PATHS ? buckets[adapt_bucket_of(targets)].cost[p].avg
+                              : 0;
+}
+
+unsigned int flush_adapt_switches(void)
+{
+    unsigned int n = 0;
+
+    for ( unsigned int b = 0; b < ADAPT_BUCKETS; b++ )
+        n += READ_ONCE(buckets[b].switches);
+    return n;
+}
+
+bool flush_adapt_debug_swap(unsigned int targets, struct adapt_bucket *b)
+{
+    struct adapt_bucket *live = &buckets[adapt_bucket_of(targets)], was;
+
+    if ( !adapt_lock() )
+        return false;
+    was = *live;
+    *live = *b;
+    *b = was;
+    adapt_unlock();
+    return true;
 }
