@@ -122,9 +122,6 @@ void flush_adapt_text(char *buf, size_t size);
 /* A bucket's average cost on path p, cycles (0: none yet). */
 uint64_t flush_adapt_avg(unsigned int targets, enum adapt_path p);
 
-/* Switches so far, every bucket. */
-unsigned int flush_adapt_switches(void);
-
 /*
  * For ktests: exchange a bucket's state with *b (false, nothing done,
  * if another CPU held the buckets), so that a test can set a choice and

@@ -101,7 +101,7 @@ void flush_adapt_record(unsigned int targets, enum adapt_path p,
                         uint64_t cycles)
 {
     unsigned int bn = adapt_bucket_of(targets);
-    struct adapt_bucket *b = &buckets[bn], seen;
+    struct adapt_bucket *b = &buckets[bn], seen, after;
     bool switched;
 
     if ( !flush_adapt_on || adapt_force != NR_ADAPT_PATHS )
@@ -113,6 +113,7 @@ void flush_adapt_record(unsigned int targets, enum adapt_path p,
     }
     seen = *b;
     switched = adapt_record(b, p, cycles);
+    after = *b;
     adapt_unlock();
     if ( !switched )
         return;
@@ -120,6 +121,7 @@ void flush_adapt_record(unsigned int targets, enum adapt_path p,
      * Said where it happens: flush_area_mask() runs with interrupts on
      * and no lock held, so the console is safe here.  After
      * ADAPT_SAY_MAX lines the switches are only counted (the summary).
+     * The averages are those the rule compared, this flush's included.
      */
     if ( __atomic_fetch_add(&adapt_said, 1, __ATOMIC_RELAXED) <
          ADAPT_SAY_MAX )
@@ -127,9 +129,9 @@ void flush_adapt_record(unsigned int targets, enum adapt_path p,
                 "%s %lu, over %u and %u flushes since the last choice)\n",
                 adapt_bucket_name(bn), path_name(!seen.choice),
                 path_name(seen.choice),
-                (unsigned long)seen.cost[seen.choice].avg,
+                (unsigned long)after.cost[seen.choice].avg,
                 path_name(!seen.choice),
-                (unsigned long)b->cost[!seen.choice].avg,
+                (unsigned long)after.cost[!seen.choice].avg,
                 seen.cost[seen.choice].samples + (p == seen.choice),
                 seen.cost[!seen.choice].samples + (p != seen.choice));
 }
@@ -256,15 +258,6 @@ uint64_t flush_adapt_avg(unsigned int targets, enum adapt_path p)
 {
     return p < NR_ADAPT_PATHS ? buckets[adapt_bucket_of(targets)].cost[p].avg
                               : 0;
-}
-
-unsigned int flush_adapt_switches(void)
-{
-    unsigned int n = 0;
-
-    for ( unsigned int b = 0; b < ADAPT_BUCKETS; b++ )
-        n += READ_ONCE(buckets[b].switches);
-    return n;
 }
 
 bool flush_adapt_debug_swap(unsigned int targets, struct adapt_bucket *b)
