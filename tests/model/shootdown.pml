@@ -26,6 +26,9 @@
  *   SPEC    speculative refills: the hardware fills the TLB and the
  *           paging-structure cache at any step the root is loaded
  *   NOFAIL  the L0's flush call never fails
+ *   NOADAPT a plain flush never goes by IPIs while the hook is on
+ *           (flush-adapt=0, include/asm/flush-adapt.h); without it a
+ *           flush the hook may take may also take IPIs instead
  *   LIVE    at most LIVE reads per CPU, so that every run ends (below)
  *   REALC   the clock, the filter, the lazy record, the flush kind and
  *           the KVM flag step come from the kernel's own C (realc.c)
@@ -502,7 +505,9 @@ inline flush_core(c, msk, k)
             :: rc == 0 -> rem = 0
             :: else
             fi
+#ifndef NOADAPT
         :: rem != 0 && ok -> skip   /* flush-adapt chose IPIs */
+#endif
         :: else
         fi;
         ok = 0;
