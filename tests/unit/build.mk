@@ -25,6 +25,7 @@ UNIT_BINS = $(addprefix $(UNIT_DIR)/test-,$(unit-tests))
 UNIT_SCRIPTS := tests/unit/test-xen-stall.py tests/unit/test-kvm-stall.py \
                 tests/unit/test-mutation-table.py tests/unit/test-linux-peer.py \
                 tests/unit/test-xen-triple.py tests/unit/test-memcheck.py \
+                tests/unit/test-linuxcheck.py \
                 tests/unit/test-faultdump.py tests/unit/test-bounds.py \
                 tests/unit/test-btf.py tests/unit/test-nested-verdict.py \
                 tests/unit/test-detector-verdict.py \

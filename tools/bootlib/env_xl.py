@@ -11,7 +11,8 @@ import shutil
 import sys
 import time
 
-from bootlib import common, console, faultdump, memcheck, peer, xen_triple
+from bootlib import (common, console, faultdump, linuxcheck, memcheck,
+                     peer, xen_triple)
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
                              XEN_REL, XEN_SCHED_ARGS, XenEnv, dom0_crashed)
@@ -58,6 +59,8 @@ XL_DOM0_ARGS = "console=hvc0 earlyprintk=xen"
 XL_DOMU_PREFIX = "shimk-domU| "
 # xen-hvmctx's CPU records of a faulted domU (every vCPU's registers).
 XL_HVMCTX_PREFIX = "xl-hvmctx| "
+# The same of a faulted Linux peer (tools/xl-peer-run).
+XL_PEER_HVMCTX_PREFIX = "xl-peer-hvmctx| "
 XL_DUMP_OK_RE = re.compile(r"^dump memory ok (\d+) s, pages (\d+) holes "
                            r"(\d+)$")
 XL_DUMP_HOLE_RE = re.compile(r"^dump hole (0x[0-9a-f]+|0)-(0x[0-9a-f]+|0)$")
@@ -141,6 +144,10 @@ def xl_vcpus(hvmctx, nr):
 # dom0's report after it stopped a silent peer: the kill, the console's
 # drain (bounded by tools/xl-peer-run) and its verdict line.
 XL_PEER_REPORT_S = 60
+# The peer's memory dump at a triple fault (tools/xl-peer-run peer_dump):
+# 256 MiB, at 7-11 s per 128 MiB under TCG (tools/xl-memdump.c), with
+# room for a loaded host.
+XL_PEER_DUMP_S = 60
 
 
 class XlEnv(XenEnv):
@@ -187,6 +194,14 @@ class XlEnv(XenEnv):
         self.end = int(max(XL_MIN_END_S, self.timeout - XL_END_MARGIN_S))
         self.peer_end = self.end + self.peer_share
         self.timeout += self.peer_share
+        # The Linux peer's registers, memory and memory verdict at a
+        # triple fault (linuxcheck.py).
+        self.peer_hvmctx = []
+        self.peer_holes = []
+        self.peer_memory = None
+        self.peer_dump_error = None
+        if self.peer.wanted:
+            self.timeout += XL_PEER_DUMP_S
 
     def prepare(self, tmp):
         if any(c in self.a.append for c in "\n\r\0"):
@@ -243,8 +258,9 @@ class XlEnv(XenEnv):
         if self.peer.wanted:
             # The peer's files are a cached archive after this one; its
             # config and bounds are per run.
-            params += "PEER_END=%d\nPEER_SILENT=%d\n" % (
-                self.peer_end, peer.PEER_SILENT_S)
+            params += "PEER_END=%d\nPEER_SILENT=%d\nPEER_DUMP_END=%d\n" % (
+                self.peer_end, peer.PEER_SILENT_S,
+                self.peer_end + XL_PEER_DUMP_S)
             files.append(("xl-run/peer.cfg", 0o100644, xl_peer_config(
                 self.a, peer.peer_mem(self.mem)).encode()))
             more.append(self.peer_piece)
@@ -269,7 +285,10 @@ class XlEnv(XenEnv):
         # one disk QEMU gives the machine, is dom0's /dev/vda.
         self.scratch = os.path.join(tmp, "xl-scratch.img")
         with open(self.scratch, "wb") as f:
-            f.truncate((self.mem + XL_SCRATCH_EXTRA_MIB) << 20)
+            mem = self.mem
+            if self.peer.wanted:
+                mem = max(mem, peer.peer_mem(self.mem))
+            f.truncate((mem + XL_SCRATCH_EXTRA_MIB) << 20)
         # dom0 is PV (no dom0=pvh). QEMU splits -initrd at single commas:
         # the module arguments have none.
         return ["-kernel", XEN_REL, "-append", self.xargs,
@@ -285,6 +304,9 @@ class XlEnv(XenEnv):
             return
         if text.startswith(XL_HVMCTX_PREFIX):
             self.hvmctx.append(text[len(XL_HVMCTX_PREFIX):])
+            return
+        if text.startswith(XL_PEER_HVMCTX_PREFIX):
+            self.peer_hvmctx.append(text[len(XL_PEER_HVMCTX_PREFIX):])
             return
         if text.startswith(XL_DOMU_PREFIX):
             text = text[len(XL_DOMU_PREFIX):]
@@ -317,7 +339,7 @@ class XlEnv(XenEnv):
 
     def xl_run_line(self, run, what):
         if what.startswith("peer "):
-            self.peer_line(what[len("peer "):])
+            self.peer_line(run, what[len("peer "):])
             return
         if what.startswith("dom0 init start"):
             self.xl_init = True
@@ -412,9 +434,19 @@ class XlEnv(XenEnv):
         # The newest domU: the peer once dom0 has created it.
         return "the Linux peer" if self.peer.started else "shimk"
 
-    def peer_line(self, what):
+    def peer_line(self, run, what):
         """dom0's words on the peer (tools/xl-peer-run)."""
-        if what.startswith("create "):
+        m = XL_DUMP_HOLE_RE.match(what)
+        if m:
+            self.peer_holes.append((int(m.group(1), 16),
+                                    int(m.group(2), 16)))
+        elif XL_DUMP_OK_RE.match(what):
+            self.read_peer_dump(run, *(int(x) for x in
+                                       XL_DUMP_OK_RE.match(what).groups()))
+        elif what.startswith("dump error "):
+            self.peer_dump_error = "dom0's dump failed: %s" % what[len(
+                "dump error "):]
+        elif what.startswith("create "):
             self.peer.started = True
             # dom0 stops a peer silent for PEER_SILENT_S and reports: its
             # verdict must come before this side's silence bound does.
@@ -429,6 +461,32 @@ class XlEnv(XenEnv):
         elif what.startswith("xl destroy"):
             self.xl_errors.append("peer " + what)
 
+    def read_peer_dump(self, run, seconds, pages, holes):
+        """The peer's memory on the scratch disk into linuxcheck's
+        verdict."""
+        listed = sum(b - a + 1 for a, b in self.peer_holes)
+        if listed != holes:
+            self.peer_dump_error = ("dom0 listed %d of the dump's %d "
+                                    "missing frames" % (listed, holes))
+            run.logline("### no memory verdict on the peer: %s"
+                        % self.peer_dump_error)
+            return
+        vcpus = xl_vcpus(self.peer_hvmctx, self.a.smp)
+        try:
+            text = linuxcheck.kernel_text(XL_KERNEL)
+            with memcheck.RawMem(self.scratch, pages * memcheck.PAGE,
+                                 self.peer_holes) as mem:
+                self.peer_memory = linuxcheck.check(mem, vcpus, text)
+        except (OSError, ValueError) as e:
+            self.peer_dump_error = "the peer's dump could not be read: %s" % e
+            run.logline("### no memory verdict on the peer: %s"
+                        % self.peer_dump_error)
+            return
+        run.logline("### the peer's memory (xl-memdump: %d pages, %d "
+                    "missing, %d s in dom0):" % (pages, holes, seconds))
+        for f in self.peer_memory.findings:
+            run.logline("###   " + f)
+
     def peer_judge(self, status, why):
         pstatus, pwhy = self.peer.judge(status, why)
         # Xen's HVM shutdown action for a triple fault is a reboot; the
@@ -438,7 +496,9 @@ class XlEnv(XenEnv):
             tfs = [tf for tf in xen_triple.parse_all(self.triple_lines or [])
                    if tf.domid not in (0, self.domid)]
             if tfs:
-                text, l0 = xen_triple.classify_peer(tfs)
+                text, l0 = xen_triple.classify_peer(
+                    tfs, self.peer_memory, self.peer_dump_error or
+                    "dom0 did not dump the peer's memory")
                 if l0:
                     self.retry_reason = text
                 pwhy = "linux peer: %s" % text

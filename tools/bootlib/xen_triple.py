@@ -159,10 +159,11 @@ def classify(tfs, image, memory=None, no_memory=None):
             % (seen, no_memory or "shimk's memory was not read")), False
 
 
-def classify_peer(tfs):
-    """(text, l0 proven) for the Linux peer's domain: the L0's only when
-    a saved state is Xen's own; Linux's memory is not checked, so
-    anything else stays a failure."""
+def classify_peer(tfs, memory=None, no_memory=None):
+    """(text, l0 proven) for the Linux peer's domain: the L0's when a
+    saved state is Xen's own, or when memory (linuxcheck's Verdict on
+    the peer's memory at the fault) shows Linux's state intact; anything
+    else stays a failure. no_memory: why there is no memory verdict."""
     for tf in tfs:
         if tf.cs == XEN_CS:
             return ("L0 fault, proven: Linux's %s triple-faulted with a "
@@ -170,5 +171,8 @@ def classify_peer(tfs):
                     "CR3 %#x)" % (tf.where, tf.cs, tf.rip, tf.cr3 or 0)), \
                 True
     seen = "; ".join("Linux's " + describe(tf) for tf in tfs)
-    return ("%s: not proven the L0's (Linux's state is not checked)"
-            % (seen or "Linux triple-faulted")), False
+    seen = seen or "Linux triple-faulted"
+    if memory is not None:
+        return "%s: %s" % (seen, memory.text), memory.l0_proven
+    return ("%s: not proven the L0's (%s)"
+            % (seen, no_memory or "Linux's memory was not read")), False
