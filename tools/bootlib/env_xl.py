@@ -394,15 +394,15 @@ class XlEnv(XenEnv):
             run.logline("###   " + f)
         self.keep_dump(run, pages)
 
-    def keep_dump(self, run, pages):
+    def keep_dump(self, run, pages, who="shimk", elf=ELF, regs=None):
         """With SHIMK_DUMP_DIR set, the dump, the ELF and the registers
         there (bootlib/faultdump.py keeps tcg's the same way)."""
         keep = os.environ.get(faultdump.KEEP_ENV)
         if not keep:
             return
         os.makedirs(keep, exist_ok=True)
-        base = os.path.join(keep, "shimk-xl-%s-%d" % (
-            time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
+        base = os.path.join(keep, "%s-xl-%s-%d" % (
+            who, time.strftime("%Y%m%d-%H%M%S"), os.getpid()))
         ext = ".raw"
         with open(self.scratch, "rb") as src, open(base + ext, "wb") as dst:
             left = pages * memcheck.PAGE
@@ -412,9 +412,9 @@ class XlEnv(XenEnv):
                     break
                 dst.write(chunk)
                 left -= len(chunk)
-        shutil.copyfile(ELF, base + ".elf")
+        shutil.copyfile(elf, base + ".elf")
         with open(base + ".regs", "w") as f:
-            f.write("\n".join(self.hvmctx) + "\n")
+            f.write("\n".join(self.hvmctx if regs is None else regs) + "\n")
         run.logline("### dump kept: %s%s, .elf, .regs" % (base, ext))
 
     def shimk_domid(self):
@@ -473,10 +473,11 @@ class XlEnv(XenEnv):
             return
         vcpus = xl_vcpus(self.peer_hvmctx, self.a.smp)
         try:
-            text = linuxcheck.kernel_text(XL_KERNEL)
+            code = linuxcheck.kernel_code(XL_KERNEL)
             with memcheck.RawMem(self.scratch, pages * memcheck.PAGE,
                                  self.peer_holes) as mem:
-                self.peer_memory = linuxcheck.check(mem, vcpus, text)
+                self.peer_memory = linuxcheck.check(mem, vcpus, code[0],
+                                                    code)
         except (OSError, ValueError) as e:
             self.peer_dump_error = "the peer's dump could not be read: %s" % e
             run.logline("### no memory verdict on the peer: %s"
@@ -486,6 +487,8 @@ class XlEnv(XenEnv):
                     "missing, %d s in dom0):" % (pages, holes, seconds))
         for f in self.peer_memory.findings:
             run.logline("###   " + f)
+        run.logline("### the peer's memory: " + self.peer_memory.text)
+        self.keep_dump(run, pages, "linux", XL_KERNEL, self.peer_hvmctx)
 
     def peer_judge(self, status, why):
         pstatus, pwhy = self.peer.judge(status, why)
