@@ -18,12 +18,17 @@
  */
 /*
  * The entry proper, for 64-bit and compatibility-mode callers alike;
- * cs is the user code segment to return to.
+ * cs is the user code segment to return to.  on_kstack names the first
+ * instruction on the kernel stack: before it the CPU is in ring 0 on
+ * the user's RSP, which tools/bootlib/memcheck.py must know of a vCPU
+ * the L0 stopped there.
  */
-.macro SYSCALL_ENTRY cs
+.macro SYSCALL_ENTRY cs, on_kstack
         swapgs
         movq    %rsp, %gs:CPU_INFO_USER_RSP
         movq    %gs:CPU_INFO_KSTACK_TOP, %rsp
+        .globl  \on_kstack
+\on_kstack:
         pushq   $USER_DS
         pushq   %gs:CPU_INFO_USER_RSP
         pushq   %r11
@@ -43,7 +48,7 @@
         .text
         .globl  syscall_entry
 syscall_entry:
-        SYSCALL_ENTRY USER_CS
+        SYSCALL_ENTRY USER_CS, syscall_entry_on_kstack
 
 /*
  * A SYSCALL from compatibility mode (AMD only; MSR_CSTAR).  RCX holds
@@ -52,7 +57,7 @@ syscall_entry:
  */
         .globl  syscall32_entry
 syscall32_entry:
-        SYSCALL_ENTRY USER_CS32
+        SYSCALL_ENTRY USER_CS32, syscall32_entry_on_kstack
 
 /*
  * void enter_user(uint64_t rip, uint64_t rsp, uint64_t arg): drop to

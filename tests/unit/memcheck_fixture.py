@@ -228,7 +228,11 @@ class Model:
     KERNEL_ROOT = 0x400000
     FUNCS = [("trap_stubs", 0xffffffff8010d840, 0x1000),
              ("flush_area_mask", 0xffffffff80111db0, 0x300),
-             ("do_trap", 0xffffffff80112000, 0x200)]
+             ("do_trap", 0xffffffff80112000, 0x200),
+             ("syscall_entry", 0xffffffff80113000, 0x80)]
+    # arch/x86/syscall.S's label: the first instruction on the kernel
+    # stack (swapgs, two moves before it).
+    SYSCALL_ON_KSTACK = 0xffffffff80113015
 
     def __init__(self, nr=2):
         self.pages = {}
@@ -446,6 +450,8 @@ class Model:
         syms = [("selfcheck_ref", self.REF_VA, self.layout[2], False),
                 ("selfcheck_layout", self.LAYOUT_VA, 64, False)]
         syms += [(n, a, s, True) for n, a, s in self.FUNCS]
+        syms.append(("syscall_entry_on_kstack", self.SYSCALL_ON_KSTACK, 0,
+                     False))
         tab, strs = symtab(syms)
         layout = struct.pack("<8Q", *self.layout)
         write_elf(path, 2, [

@@ -160,6 +160,25 @@ def a_task_in_a_dump_without_kernel_gs_base_is_known_by_gdt_and_tss():
 
 
 @case
+def a_vcpu_stopped_in_the_syscall_entry_runs_on_the_users_rsp():
+    """Seen in kvm-nested-overcommit (ci, 2026-12-06): L1 stopped L2's
+    vCPU3 at syscall_entry's SWAPGS, ring 0 on the task's RSP; memcheck
+    called that shimk's fault. Past the stack switch the same RSP is."""
+    def at(rip):
+        def mutate(m):
+            m.user_mode(1)
+            v = m.regs[1]
+            v.cs, v.rip = 0x08, rip
+        return mutate
+    start = Model.FUNCS[3][1]
+    return (each_kind(at(start), lambda v: v.l0_proven and any(
+                "the user's RSP in syscall_entry before its stack switch"
+                in f for f in v.findings)) and
+            each_kind(at(Model.SYSCALL_ON_KSTACK), lambda v: not v.l0_proven
+                      and "RSP 0x400f00" in v.text))
+
+
+@case
 def a_gs_base_that_is_no_cpus_names_shimk():
     def mutate(m):
         m.regs[0].gs_base = 0xffffc00000001000

@@ -898,6 +898,16 @@ class _Checker:
                       ", ".join("CPU%d %#x" % (c.index, c.cpu_info)
                                 for c in self.cpus) or "none"))
 
+    def syscall_window(self, rip):
+        """The SYSCALL entry (syscall_entry, syscall32_entry) whose
+        instructions before the kernel stack holds rip, or None."""
+        for entry in ("syscall_entry", "syscall32_entry"):
+            start = self.image.symbols.get(entry)
+            end = self.image.symbols.get(entry + "_on_kstack")
+            if start and end and start[0] <= rip < end[0]:
+                return entry
+        return None
+
     def vcpu(self, v):
         """The findings for one vCPU, or raise _Bad/_Unknown."""
         name = "vCPU%d" % v.n
@@ -1024,7 +1034,13 @@ class _Checker:
             if not w:
                 raise _Bad("%s: %s stack top %#x is read-only"
                            % (name, what, top))
-        if kernel:
+        entry = self.syscall_window(v.rip) if kernel else None
+        if entry:
+            # SYSCALL leaves RSP the user's; arch/x86/syscall.S loads
+            # the kernel stack at <entry>_on_kstack.
+            ok.append("stacks (the user's RSP in %s before its stack "
+                      "switch)" % entry)
+        elif kernel:
             # A user stack is the task's: delivery switches to RSP0.
             _, w, _ = walk(v.rsp - 8, "the stack in use (RSP %#x)"
                            % v.rsp)
@@ -1033,7 +1049,8 @@ class _Checker:
             if self.stack_of(cpu, v.rsp) is None:
                 raise _Bad("%s: RSP %#x is in none of shimk's stacks"
                            % (name, v.rsp))
-        ok.append("stacks")
+        if not entry:
+            ok.append("stacks")
         # The code.
         _, _, x = walk(v.rip, "RIP")
         if not x:
