@@ -44,6 +44,7 @@ obj-y += arch/x86/mm/guarded.o
 # flush/: the TLB flush path, its policy, the TLB clock, fault injection.
 obj-y += arch/x86/flush/flush-policy.o
 obj-y += arch/x86/flush/flush-adapt-rule.o
+obj-y += arch/x86/flush/flush-yield-rule.o
 obj-y += arch/x86/flush/flush-adapt.o
 obj-y += arch/x86/flush/flush-smp.o
 obj-y += arch/x86/flush/flushtlb.o

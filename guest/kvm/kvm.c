@@ -29,6 +29,7 @@
 static uint32_t features __ro_after_init, hints __ro_after_init;
 static bool use_steal_time __ro_after_init, use_pv_flush __ro_after_init;
 static bool use_pv_ipi __ro_after_init, use_vmmcall __ro_after_init;
+static bool use_sched_yield __ro_after_init;
 static struct kvm_steal_time *steal_area[NR_CPUS];
 
 static struct kvm_steal_time *area_of(unsigned int cpu)
@@ -91,6 +92,11 @@ static void kvm_setup(void)
         hypervisor_ops.flush_tlb = NULL;
     if ( !use_pv_ipi )
         hypervisor_ops.send_ipi_mask = NULL;
+    /* Only a preempted byte says when a yield would help. */
+    use_sched_yield = use_steal_time &&
+                      (features >> KVM_FEATURE_PV_SCHED_YIELD) & 1;
+    if ( !use_sched_yield )
+        hypervisor_ops.yield_to = NULL;
 }
 
 static int kvm_ap_setup(void)
@@ -112,6 +118,21 @@ static uint64_t kvm_stolen_ns(unsigned int cpu, bool *now)
     *now = __atomic_load_n(&st->preempted, __ATOMIC_RELAXED) &
            KVM_VCPU_PREEMPTED;
     return __atomic_load_n(&st->steal, __ATOMIC_RELAXED);
+}
+
+/*
+ * KVM_HC_SCHED_YIELD (hypercalls.rst, 11): a0 the destination APIC id;
+ * KVM yields this vCPU's thread to that vCPU's if it is runnable.
+ */
+static int kvm_yield_to(unsigned int cpu)
+{
+    long rc;
+
+    if ( cpu >= NR_CPUS || !cpu_infos[cpu] )
+        return -EINVAL;
+    rc = kvm_hypercall4(KVM_HC_SCHED_YIELD, cpu_infos[cpu]->apic_id, 0, 0,
+                        0);
+    return rc < 0 ? (int)rc : 0;
 }
 
 static int kvm_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
@@ -166,11 +187,12 @@ static void kvm_describe(char *buf, size_t size)
     char offered[128];
 
     kvm_feature_names(features, offered, sizeof(offered));
-    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s]", offered,
+    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s%s]", offered,
               (hints >> KVM_HINTS_REALTIME) & 1 ? " (realtime hint)" : "",
               use_steal_time ? "steal-time" : "",
               use_pv_flush ? " pv-tlb-flush" : "",
-              use_pv_ipi ? " pv-send-ipi" : "");
+              use_pv_ipi ? " pv-send-ipi" : "",
+              use_sched_yield ? " pv-sched-yield" : "");
 }
 
 /*
@@ -197,6 +219,7 @@ const struct hypervisor_ops kvm_ops = {
     .ap_setup = kvm_ap_setup,
     .flush_tlb = kvm_flush_tlb,
     .stolen_ns = kvm_stolen_ns,
+    .yield_to = kvm_yield_to,
     .send_ipi_mask = kvm_send_ipi_mask,
     .describe = kvm_describe,
 };

@@ -6,3 +6,4 @@ obj-$(CONFIG_GUEST_XEN) += guest/xen/console.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/vcpu.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-ipi.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-2l.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/runstate.o

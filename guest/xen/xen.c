@@ -205,6 +205,7 @@ static void xen_setup(void)
     xen_ver = xen_version();
     read_hvm_leaf(&vcpu);
     this_cpu()->hv_vcpu_id = vcpu;
+    xen_runstate_cpu_setup();
     if ( xen_evtchn_setup() )
         hypervisor_ops.send_ipi_event = NULL;
     xen_console_init(!xen_is_dom0());
@@ -223,6 +224,8 @@ static int xen_ap_setup(void)
     cpuid_count(hv_info.base + 4, 0, &r);
     this_cpu()->hv_vcpu_id = (r.a & XEN_HVM_CPUID_VCPU_ID_PRESENT) ? r.b
                                                                    : ~0u;
+    /* Not fatal: without it the L0 just does not say who is held off. */
+    xen_runstate_cpu_setup();
     /* Not fatal: IPIs to a CPU without ports go by the APIC. */
     if ( xen_evtchn_ipi_usable() )
         xen_evtchn_cpu_setup();
@@ -304,14 +307,16 @@ static void xen_describe(char *buf, size_t size)
     if ( xen_domid >= 0 )
         n += ksnprintf(buf + n, size - n, " (domid %d)", xen_domid);
     n += ksnprintf(buf + n, size - n, ", offers HVMOP_flush_tlbs%s%s%s, "
-                   "uses inline %s%s",
+                   "uses inline %s%s%s",
                    hvm_features & XEN_HVM_CPUID_X2APIC_VIRT ?
                        ", x2APIC virt" : "",
                    hvm_features & XEN_HVM_CPUID_APIC_ACCESS_VIRT ?
                        ", APIC access virt" : "",
                    hvm_features & XEN_HVM_CPUID_VCPU_ID_PRESENT ?
                        ", vCPU ids" : "",
-                   use_vmmcall ? "VMMCALL" : "VMCALL", ipi);
+                   use_vmmcall ? "VMMCALL" : "VMCALL",
+                   xen_runstate_registered(0) ? ", runstate areas" : "",
+                   ipi);
 }
 
 static void xen_exit(int code)
@@ -359,6 +364,8 @@ const struct hypervisor_ops xen_ops = {
     .cpu_up = xen_vcpu_start,
     .cpu_down = xen_vcpu_stop,
     .flush_tlb = xen_flush_tlb,
+    .stolen_ns = xen_stolen_ns,
+    .yield_to = xen_yield_to,
     .send_ipi_event = xen_send_ipi_event,
     .smp_ready = xen_evtchn_smp_ready,
     .describe = xen_describe,

@@ -171,6 +171,9 @@ struct flush_counters
                                            (or not wholly) sent */
     uint64_t ack_resends;               /* flush IPIs sent again to a
                                            target silent past the bound */
+    uint64_t yields;                    /* waits' yields to a target the
+                                           L0 held off (pv-yield) */
+    uint64_t yield_failed;              /* the L0 refused the yield */
 };
 
 /* Sum of every online CPU's counters. */

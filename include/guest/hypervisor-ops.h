@@ -84,6 +84,13 @@ struct hypervisor_ops
      */
     uint64_t (*stolen_ns)(unsigned int cpu, bool *now);
     /*
+     * A CPU this one waits for is held off by the L0 (stolen_ns said so
+     * now): give it this vCPU's physical CPU.  Directed where the L0
+     * offers it (KVM_HC_SCHED_YIELD), otherwise a plain yield (Xen's
+     * SCHEDOP_yield).  0 or -errno; interrupts in any state.
+     */
+    int (*yield_to)(unsigned int cpu);
+    /*
      * One exit for a multi-target IPI (KVM_HC_SEND_IPI, Hyper-V's
      * cluster IPI); 0 or -errno.  Called with interrupts off.
      */
@@ -133,6 +140,12 @@ static inline uint64_t hypervisor_stolen_ns(unsigned int cpu, bool *now)
     *now = false;
     return hypervisor_ops.stolen_ns ? hypervisor_ops.stolen_ns(cpu, now)
                                     : ~0ULL;
+}
+
+static inline int hypervisor_yield_to(unsigned int cpu)
+{
+    return hypervisor_ops.yield_to ? hypervisor_ops.yield_to(cpu)
+                                   : -EOPNOTSUPP;
 }
 
 static inline int hypervisor_ap_setup(void)

@@ -24,6 +24,7 @@
 #define KVM_VCPU_FLUSH_TLB (1u << 1)
 
 #define KVM_HC_SEND_IPI 10
+#define KVM_HC_SCHED_YIELD 11
 
 /* 64 bytes, 64-byte aligned, shared with the host (msr.rst). */
 struct kvm_steal_time

@@ -74,4 +74,14 @@ int xen_send_ipi_event(const cpumask_t *mask, unsigned int vector);
 void xen_evtchn_describe(char *buf, size_t size);
 void xen_evtchn_counts(uint64_t *upcalls, uint64_t *foreign);
 
+/*
+ * Runstate areas (guest/xen/runstate.c): cpu_setup registers this CPU's
+ * (0 or -errno, warned once); stolen_ns and yield_to are the
+ * hypervisor_ops hooks; registered says whether CPU cpu's is in use.
+ */
+int xen_runstate_cpu_setup(void);
+uint64_t xen_stolen_ns(unsigned int cpu, bool *now);
+int xen_yield_to(unsigned int cpu);
+bool xen_runstate_registered(unsigned int cpu);
+
 #endif /* GUEST_XEN_H */

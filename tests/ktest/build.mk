@@ -21,6 +21,7 @@ obj-$(CONFIG_KTEST) += tests/ktest/tlb.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb-mutation.o
 obj-$(CONFIG_KTEST) += tests/ktest/lazy-unmap.o
 obj-$(CONFIG_KTEST) += tests/ktest/guest.o
+obj-$(CONFIG_KTEST) += tests/ktest/pv-yield.o
 # It calls into guest/hyperv/, which CONFIG_GUEST_HYPERV=n leaves out.
 ifeq ($(CONFIG_GUEST_HYPERV),y)
 obj-$(CONFIG_KTEST) += tests/ktest/hyperv.o

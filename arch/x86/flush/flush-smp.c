@@ -3,6 +3,7 @@
 /* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor-ops.h>
+#include <shimk/cmdline.h>
 #include <shimk/cpumask.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
@@ -10,6 +11,7 @@
 #include <asm/apic.h>
 #include <asm/flush-adapt.h>
 #include <asm/flush-inject.h>
+#include <asm/flush-yield.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
 #include <asm/processor.h>
@@ -68,12 +70,50 @@ void flush_smp_init(void)
  */
 #define ACK_STALL_ROUNDS 12
 
+/* pv-yield=: yield to a target the L0 holds off (asm/flush-yield.h). */
+static bool opt_pv_yield = true;
+boolean_param("pv-yield", opt_pv_yield);
+
+bool flush_pv_yield_enabled(void)
+{
+    return READ_ONCE(opt_pv_yield);
+}
+
+void flush_pv_yield_set(bool on)
+{
+    WRITE_ONCE(opt_pv_yield, on);
+}
+
+static bool held_off(unsigned int cpu)
+{
+    bool now;
+
+    return hypervisor_stolen_ns(cpu, &now) != ~0ULL && now;
+}
+
+static void wait_yield(struct cpu_info *ci, unsigned int *yields,
+                       unsigned int *next)
+{
+    int cpu;
+
+    if ( !READ_ONCE(opt_pv_yield) || !hypervisor_ops.yield_to )
+        return;
+    cpu = flush_yield_pick(&ci->flush_req.pending, *yields, next, held_off);
+    if ( cpu < 0 )
+        return;
+    (*yields)++;
+    if ( hypervisor_yield_to((unsigned int)cpu) )
+        ci->flush.yield_failed++;
+    else
+        ci->flush.yields++;
+}
+
 static void wait_acks(struct cpu_info *ci)
 {
     uint64_t start = rdtsc(), bound = ms_to_cycles(WAIT_BOUND_MS);
     uint64_t round = start;
     uint32_t taken[NR_CPUS];
-    unsigned int rounds = 0, cpu, spins = 0;
+    unsigned int rounds = 0, cpu, spins = 0, yields = 0, next = 0;
     char who[64];
 
     while ( !cpumask_empty(&ci->flush_req.pending) )
@@ -84,9 +124,12 @@ static void wait_acks(struct cpu_info *ci)
          * when the host's TSC is not invariant (QEMU TCG's is not), so
          * each read is an exit, and an exit is where the emulated L0s
          * here go wrong (docs/fault-attribution.md, "Exits are where the
-         * L0 fails").
+         * L0 fails").  The same turns ask whether to yield.
          */
-        if ( ++spins % SPIN_CLOCK_TURNS || rdtsc() - round <= bound )
+        if ( ++spins % SPIN_CLOCK_TURNS )
+            continue;
+        wait_yield(ci, &yields, &next);
+        if ( rdtsc() - round <= bound )
             continue;
         cpumask_format(who, sizeof(who), &ci->flush_req.pending);
         if ( !rounds )

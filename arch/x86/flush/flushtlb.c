@@ -312,6 +312,10 @@ void flush_counters_print(void)
             (unsigned long)c.no_assist_forced, (unsigned long)c.adapt_ipi,
             (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
+    if ( c.yields || c.yield_failed )
+        pr_info("tlb: %lu yields to flush targets the L0 held off, %lu "
+                "refused (pv-yield)\n", (unsigned long)c.yields,
+                (unsigned long)c.yield_failed);
     if ( c.ack_resends )
         pr_warn("tlb: %lu flush IPIs sent again to targets silent past "
                 "%u ms (lost by the L0, or their vCPU not run)\n",
