@@ -6,6 +6,7 @@
 # single dpkg-query and no output.
 set -eu
 
+# zstd unpacks Debian 13's Linux for the Xen 4.20 dom0 (tools/xl-dom0).
 # qemu-system-data (pvh.bin, the PVH option ROM) and seabios (bios-256k.bin)
 # are hard dependencies of qemu-system-x86 today; they are listed anyway
 # because --no-install-recommends must never leave a QEMU that cannot boot.
@@ -13,7 +14,7 @@ PKGS=(build-essential python3 python3-kconfiglib
       qemu-system-x86 qemu-system-data seabios
       grub-pc-bin grub-common xorriso mtools
       libcmocka-dev libxen-dev cpio gzip ca-certificates gdb
-      clang libclang-rt-14-dev spin frama-c-base)
+      clang libclang-rt-14-dev spin frama-c-base zstd)
 
 if ! command -v dpkg-query >/dev/null; then
     echo "deps.sh: warning: no dpkg-query, so not a Debian-like system;" \

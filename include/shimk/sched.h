@@ -62,6 +62,14 @@ bool sched_need_resched(void);
 /* Wait up to timeout_ms for t to finish, then free it; -ETIMEDOUT. */
 int thread_join(struct thread *t, uint64_t timeout_ms);
 
+/*
+ * Wait for t to finish for as long as *steps (which t advances) keeps
+ * moving, then free it; -ETIMEDOUT once it stood still for stall_ms: a
+ * slow host makes the wait long, only a stop fails it.
+ */
+int thread_join_progress(struct thread *t, const unsigned int *steps,
+                         uint64_t stall_ms);
+
 /* Let other runnable threads on this CPU run. */
 void yield(void);
 

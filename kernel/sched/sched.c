@@ -278,6 +278,36 @@ int thread_join(struct thread *t, uint64_t timeout_ms)
     return 0;
 }
 
+int thread_join_progress(struct thread *t, const unsigned int *steps,
+                         uint64_t stall_ms)
+{
+    uint64_t moved = rdtsc(), bound = ms_to_cycles(stall_ms);
+    unsigned int seen = READ_ONCE(*steps);
+
+    while ( !READ_ONCE(t->done) )
+    {
+        unsigned int now = READ_ONCE(*steps);
+
+        if ( now != seen )
+        {
+            seen = now;
+            moved = rdtsc();
+        }
+        else if ( rdtsc() - moved > bound )
+        {
+            pr_err("thread %s (id %u) on CPU%u stopped at step %u: no "
+                   "progress in %lu ms\n", t->name, t->id, t->cpu, now,
+                   (unsigned long)stall_ms);
+            sched_dump();
+            return -ETIMEDOUT;
+        }
+        yield();
+        cpu_relax();
+    }
+    kfree(t);
+    return 0;
+}
+
 static __noreturn void idle_loop(void *unused)
 {
     struct runqueue *rq = this_rq();

@@ -242,7 +242,7 @@ static void run_round(const struct workload *wl, const struct profile *pf,
 
 static void print_start(const struct profile *pf)
 {
-    char host[48] = "", ratio[16];
+    char host[48] = "", ratio[16], l0[24] = "";
 
     if ( opt_host_cpus )
     {
@@ -251,9 +251,17 @@ static void print_start(const struct profile *pf)
         ksnprintf(host, sizeof(host), " host_cpus=%u overcommit=%s",
                   opt_host_cpus, ratio);
     }
-    printk("TLBB v=1 hv=%s cpus=%u tsc_khz=%lu kind=start profile=%s "
+    /* The report names the L0's version: Xen's is XENVER_version's. */
+    if ( hypervisor_type() == HV_XEN )
+    {
+        uint32_t v = xen_version();
+
+        ksnprintf(l0, sizeof(l0), " hv_version=%u.%u", v >> 16,
+                  v & 0xffff);
+    }
+    printk("TLBB v=1 hv=%s%s cpus=%u tsc_khz=%lu kind=start profile=%s "
            "role=%s x2apic=%d pge=%d invpcid=%d assisted=%d clock=%d "
-           "clock_bits=%u%s\n", tlbb.hv_name, nr_cpus_online,
+           "clock_bits=%u%s\n", tlbb.hv_name, l0, nr_cpus_online,
            (unsigned long)tsc_khz, pf->name,
            hypervisor_type() != HV_XEN ? "guest"
                                        : xen_is_dom0() ? "dom0" : "domU",

@@ -99,6 +99,13 @@ static void kvm_enlightened(void **state)
     assert_string_equal(names, "hypercall vp-index vp-runtime time-ref "
                                "ref-tsc synic stimer flush ex-masks "
                                "cluster-ipi relaxed-timing");
+
+    /* A 6.2+ KVM under QEMU's hv-tlbflush-ext: named, from EDX. */
+    l.features |= HV_FEAT_EXT_GVA_RANGES;
+    hyperv_offer_names(&l, names, sizeof(names));
+    assert_string_equal(names, "hypercall vp-index vp-runtime time-ref "
+                               "ref-tsc synic stimer flush ex-masks "
+                               "ext-gva-ranges cluster-ipi relaxed-timing");
 }
 
 static void windows_server(void **state)

@@ -352,7 +352,60 @@ def only_the_rows_environments_are_prepared():
     return (matrix.preparations(rows[:1], matrix.expand(rows[:1], [None], 1))
             == [] and
             [t for t, _ in matrix.preparations(rows, jobs)] ==
-            ["fetch-xen", "xl-dom0", "kvm-l1", "fetch-qemu"])
+            [("fetch-xen",), ("xl-dom0",), ("kvm-l1",), ("fetch-qemu",)])
+
+
+@case
+def each_xen_version_is_prepared_once():
+    rows = matrix.parse("[a]\nenv = xen\nxen = 4.20\n[b]\nenv = xl\n"
+                        "[c]\nenv = xl\nxen = 4.20\n[d]\nenv = xen\n",
+                        "t.ini")
+    jobs = matrix.expand(rows, [None], 1)
+    return ([t for t, _ in matrix.preparations(rows, jobs)] ==
+            [("fetch-xen",), ("fetch-xen", "4.20"), ("xl-dom0",),
+             ("xl-dom0", "--xen", "4.20")] and
+            "--xen" not in rows[1].boot_cmd("l") and
+            rows[0].boot_cmd("l")[-2:] == ["--xen", "4.20"])
+
+
+@case
+def each_l1_linux_is_prepared_once():
+    rows = matrix.parse("[a]\nenv = kvm-nested\n[b]\nenv = hyperv-nested\n"
+                        "l1_linux = 6.12\n[c]\nenv = kvm-nested\n"
+                        "l1_linux = 6.12\n", "t.ini")
+    jobs = matrix.expand(rows, [None], 1)
+    bad = ("[a]\nenv = xl\nl1_linux = 6.12\n",
+           "[a]\nenv = kvm-nested\nl1_linux = 5.10\n")
+    for text in bad:
+        try:
+            matrix.parse(text, "t.ini")
+        except matrix.MatrixError:
+            continue
+        return False
+    return ([t for t, _ in matrix.preparations(rows, jobs)] ==
+            [("kvm-l1",), ("kvm-l1", "--linux", "6.12")] and
+            rows[1].boot_cmd("l")[-2:] == ["--l1-linux", "6.12"])
+
+
+@case
+def stress_rows_run_only_when_named():
+    rows = matrix.parse("[a]\nenv = tcg\n[b]\nenv = tcg\n"
+                        "groups = mutation stress\n", "t.ini")
+    return ([r.name for r in matrix.selected(rows, False)] == ["a"] and
+            [r.name for r in matrix.selected(rows, True)] == ["a", "b"])
+
+
+@case
+def a_xen_version_wants_a_xen_environment():
+    bad = ("[a]\nenv = tcg\nxen = 4.20\n", "[a]\nenv = xen\nxen = 4.19\n",
+           "[a]\nenv = xl\nxen = 4.20\npeer = linux\n")
+    for text in bad:
+        try:
+            matrix.parse(text, "t.ini")
+        except matrix.MatrixError:
+            continue
+        return False
+    return True
 
 
 @case

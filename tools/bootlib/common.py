@@ -107,14 +107,14 @@ def initrd_with(base, extra, path, more=()):
     return path
 
 
-def run_builder(tool, prefix, what, limit):
-    """Run a cache builder (tools/xl-dom0, tools/kvm-l1).
+def run_builder(tool, prefix, what, limit, args=()):
+    """Run a cache builder (tools/xl-dom0, tools/kvm-l1) with args.
 
     Exits 77 when it says its packages cannot be obtained, 2 on any other
     failure; returns when its outputs are there.
     """
     try:
-        r = subprocess.run([os.path.join(ROOT, "tools", tool)],
+        r = subprocess.run([os.path.join(ROOT, "tools", tool)] + list(args),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=limit)
     except subprocess.TimeoutExpired:

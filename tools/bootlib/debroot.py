@@ -129,16 +129,19 @@ def first_alternatives(depends):
     return out
 
 
-def linux_image_package(apt):
-    """The concrete linux-image-6.1.*-amd64 that linux-image-amd64 names."""
+def linux_image_package(apt, series="6.1"):
+    """The concrete linux-image-<series>.*-amd64 that linux-image-amd64
+    names in apt's suite (6.1 in Debian 12, 6.12 in trixie and
+    bookworm-backports)."""
     deps = apt.depends("linux-image-amd64")
     if deps is None:
         raise Skip("apt-cache knows no linux-image-amd64")
     for name in first_alternatives(deps):
-        if name.startswith("linux-image-6.1.") and name.endswith("-amd64"):
+        if (name.startswith("linux-image-%s." % series)
+                and name.endswith("-amd64")):
             return name
-    raise Skip("linux-image-amd64 depends on no linux-image-6.1.*-amd64 "
-               "(%s)" % deps)
+    raise Skip("linux-image-amd64 depends on no linux-image-%s.*-amd64 "
+               "(%s)" % (series, deps))
 
 
 def library_closure(apt, roots, rounds=20):
@@ -273,8 +276,7 @@ def copy_programs(pkgs, root, progs, dlopened=()):
 
 
 def modinfo_depends(path):
-    with open(path, "rb") as f:
-        data = f.read()
+    data = module_bytes(path)
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
     secs = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
@@ -290,18 +292,57 @@ def modinfo_depends(path):
     raise Fail("%s has no .modinfo section" % path)
 
 
+def usr_merged(pkgs, path):
+    """pkgs/path, or pkgs/usr/path where the packages are usr-merged
+    (Debian 13 ships /lib, /bin and /sbin under /usr)."""
+    for top in ("", "usr"):
+        full = os.path.join(pkgs, top, path)
+        if os.path.exists(full):
+            return full
+    return os.path.join(pkgs, path)
+
+
+# Module file endings Debian has shipped: plain (Debian 12) and xz
+# (Debian 13, CONFIG_MODULE_COMPRESS_XZ), which busybox's insmod cannot
+# read, so they are unpacked here.
+MODULE_ENDINGS = (".ko", ".ko.xz")
+
+
+def module_bytes(path):
+    if path.endswith(".xz"):
+        try:
+            return lzma.decompress(open(path, "rb").read())
+        except lzma.LZMAError as e:
+            raise Fail("%s: cannot unpack: %s" % (path, e))
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def copy_modules(pkgs, kver, root, modules):
-    """Copy modules, dependencies first, into root/lib/modules.
+    """Copy modules, dependencies first, into root/lib/modules as plain
+    .ko files.
 
     Writes lib/modules/load-order (one file name per line, for insmod) and
-    returns the module names in that order.
+    returns the module names in that order. A module the kernel has built
+    in (modules.builtin: virtio_pci in Debian 13's 6.12) needs no file.
     """
-    kmod = os.path.join(pkgs, "lib/modules", kver)
+    kmod = usr_merged(pkgs, os.path.join("lib/modules", kver))
+    builtin = set()
+    try:
+        with open(os.path.join(kmod, "modules.builtin")) as f:
+            for line in f:
+                n = os.path.basename(line.strip())
+                if n.endswith(".ko"):
+                    builtin.add(n[:-3].replace("-", "_"))
+    except OSError:
+        pass
     files = {}
     for d, _, names in os.walk(os.path.join(kmod, "kernel")):
         for n in names:
-            if n.endswith(".ko"):
-                files[n[:-3].replace("-", "_")] = os.path.join(d, n)
+            for end in MODULE_ENDINGS:
+                if n.endswith(end):
+                    key = n[:-len(end)].replace("-", "_")
+                    files[key] = os.path.join(d, n)
     order = []
 
     def add(mod, chain):
@@ -309,7 +350,7 @@ def copy_modules(pkgs, kver, root, modules):
         if key in chain:
             raise Fail("module dependency loop: %s"
                        % " -> ".join(chain + [key]))
-        if key in order:
+        if key in order or (key in builtin and key not in files):
             return
         if key not in files:
             raise Fail("module %s not found under %s" % (mod, kmod))
@@ -322,9 +363,32 @@ def copy_modules(pkgs, kver, root, modules):
     os.makedirs(os.path.join(root, "lib/modules"), exist_ok=True)
     with open(os.path.join(root, "lib/modules/load-order"), "w") as f:
         for key in order:
-            shutil.copy2(files[key], os.path.join(root, "lib/modules"))
-            f.write(os.path.basename(files[key]) + "\n")
+            name = os.path.basename(files[key])
+            name = name[:name.index(".ko")] + ".ko"
+            with open(os.path.join(root, "lib/modules", name), "wb") as m:
+                m.write(module_bytes(files[key]))
+            f.write(name + "\n")
     return order
+
+
+# Debian 13's kernels compress their payload with zstd (RFC 8878), which
+# Python's library lacks: the zstd program unpacks it (tools/deps.sh).
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def unzstd(data):
+    """(bytes, None) or (None, why not). Linux appends the unpacked size,
+    4 bytes, after the frame (zstd22_with_size in arch/x86/boot/
+    compressed/Makefile): cut off before zstd reads it."""
+    if not shutil.which("zstd"):
+        return None, ("payload is zstd and the zstd program is missing "
+                      "(tools/deps.sh installs it)")
+    r = subprocess.run(["zstd", "-q", "-d", "-c"], input=data[:-4],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        return None, "zstd -d failed: %s" % r.stderr.decode(
+            "utf-8", "replace").strip()
+    return r.stdout, None
 
 
 def vmlinux_of(bz_path):
@@ -349,6 +413,10 @@ def vmlinux_of(bz_path):
                 format=lzma.FORMAT_XZ).decompress(payload)
         elif payload[:2] == b"\x1f\x8b":
             elf = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(payload)
+        elif payload[:4] == ZSTD_MAGIC:
+            elf, why = unzstd(payload)
+            if elf is None:
+                return None, why
         else:
             return None, ("payload compressed with an unsupported method "
                           "(magic %s)" % payload[:6].hex())

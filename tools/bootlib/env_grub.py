@@ -14,14 +14,14 @@ ISO_CACHE = os.path.join(BUILD, "iso-cache")
 XEN = os.path.join(BUILD, "xen", "xen")
 
 
-def iso_for(kind, cmdline, xen_args, module=None):
+def iso_for(kind, cmdline, xen_args, module=None, xen=XEN):
     """Return an ISO with these command lines baked in, built on demand.
 
     Keyed on everything that goes into the image, so a rebuilt kernel or a
     changed argument never reuses a stale image.
     """
     mkiso = os.path.join(ROOT, "tools", "mkiso")
-    inputs = [ELF, mkiso] + ([XEN] if kind == "grub-xen" else [])
+    inputs = [ELF, mkiso] + ([xen] if kind == "grub-xen" else [])
     stamp = [[f, os.stat(f).st_mtime_ns, os.stat(f).st_size] for f in inputs]
     # The initrd is made afresh for each run: its contents are the key.
     mod_key = None
@@ -48,7 +48,7 @@ def iso_for(kind, cmdline, xen_args, module=None):
 
     cmd = [mkiso, "--out", iso, "--kernel", ELF, "--cmdline", cmdline]
     if kind == "grub-xen":
-        cmd += ["--xen", XEN, "--xen-cmdline", xen_args]
+        cmd += ["--xen", xen, "--xen-cmdline", xen_args]
     if module:
         cmd += ["--module", module]
     r = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

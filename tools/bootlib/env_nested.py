@@ -14,14 +14,10 @@ import shutil
 import socket
 import time
 
-from bootlib import bounds, common, console, kvm_stall, peer
+from bootlib import bounds, common, console, kvm_stall, l1ver, peer
 from bootlib.common import ELF, note, symbolizer
 from bootlib.env_base import Env
 
-L1_DIR = os.path.join(common.BUILD, "kvm-nested")
-L1_KERNEL_REL = os.path.join("build", "kvm-nested", "vmlinux")
-L1_INITRAMFS = os.path.join(L1_DIR, "initramfs.cpio")
-L1_KERNEL = os.path.join(common.ROOT, L1_KERNEL_REL)
 # The Linux peer's runner, sourced by L1's init after shimk's L2.
 L1_PEER_RUN = os.path.join(common.ROOT, "tools", "kvm-peer-run")
 # L1's memory for the peer beyond its L2's: the peer's vmlinux (63 MiB)
@@ -94,6 +90,8 @@ class KvmNestedEnv(Env):
 
     def __init__(self, args):
         super().__init__(args)
+        # L1's Linux (tools/boot --l1-linux; bootlib/l1ver.py).
+        self.l1 = l1ver.get(getattr(args, "l1_linux", None))
         # The Linux peer (--peer linux) runs after shimk's L2, in its own
         # share of the timeout, on top of shimk's.
         self.peer = peer.Peer(bool(args.peer), "L1")
@@ -139,13 +137,16 @@ class KvmNestedEnv(Env):
         self.warn_unused()
         if self.peer.wanted:
             peer.require_initramfs()
-        common.run_builder("kvm-l1", "kvm-l1: ", "nested KVM L1", 1800)
+        common.run_builder("kvm-l1", "kvm-l1: ", "nested KVM L1", 1800,
+                           ("--linux", self.l1.name))
         if self.peer.wanted:
             # L1's own kernel is the peer's: Debian's 6.1, an ELF that
             # QEMU boots through its PVH note (no emulated unpacking).
-            self.peer_piece = peer.cached_archive("l1-peer.cpio", [
+            self.peer_piece = peer.cached_archive(
+                "l1-peer.cpio" if self.l1.name == l1ver.DEFAULT else
+                "l1-peer-%s.cpio" % self.l1.name, [
                 ("kvm-run/peer", 0o040755, None),
-                ("kvm-run/peer/vmlinux", 0o100644, L1_KERNEL),
+                ("kvm-run/peer/vmlinux", 0o100644, self.l1.kernel),
                 ("kvm-run/peer/initramfs.cpio", 0o100644,
                  peer.PEER_INITRAMFS),
                 ("kvm-run/peer/run", 0o100644, L1_PEER_RUN)])
@@ -203,7 +204,7 @@ class KvmNestedEnv(Env):
             with open(self.initrd_file, "rb") as f:
                 files.append(("kvm-run/initrd", 0o100644, f.read()))
         run = common.newc(files)
-        return common.initrd_with(L1_INITRAMFS, run,
+        return common.initrd_with(self.l1.initramfs, run,
                                   os.path.join(tmp, "kvm-initrd.cpio"), more)
 
     def dump_mib(self):
@@ -233,7 +234,8 @@ class KvmNestedEnv(Env):
         # The outer QEMU's monitor, for L1's state should L1 stop; a
         # second -monitor beside the runner's "-monitor none".
         self.monitor = os.path.join(tmp, "l0-monitor.sock")
-        return ["-kernel", L1_KERNEL_REL, "-initrd", self.initrd(tmp),
+        return ["-kernel", os.path.relpath(self.l1.kernel, common.ROOT),
+                "-initrd", self.initrd(tmp),
                 "-append", L1_ARGS,
                 "-monitor", "unix:%s,server=on,wait=off" % self.monitor] + \
             self.scratch_args(tmp)
@@ -556,4 +558,5 @@ class HypervNestedEnv(KvmNestedEnv):
     name = "hyperv-nested"
 
     def l2_cpu(self):
-        return self.a.cpu or "host," + HV_FLAGS
+        return self.a.cpu or "host," + ",".join((HV_FLAGS,) +
+                                                self.l1.hv_extra)

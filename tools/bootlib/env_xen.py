@@ -11,12 +11,11 @@ import subprocess
 import sys
 import time
 
-from bootlib import console, memcheck, xen_stall, xen_triple
+from bootlib import console, memcheck, xen_stall, xen_triple, xenver
 from bootlib.common import ELF, ELF_REL, ROOT, note
 from bootlib.env_base import Env
-from bootlib.env_grub import XEN, iso_for
+from bootlib.env_grub import iso_for
 
-XEN_REL = os.path.join("build", "xen", "xen")
 # Xen's dom0 needs its own memory plus room for Xen and its heap.
 XEN_OVERHEAD_MIB = 512
 # Time to collect the lines that follow a Xen panic header (the reason).
@@ -65,13 +64,15 @@ def xen_cmdline(mem, smp, extra):
     return args
 
 
-def fetch_xen():
-    """Make sure build/xen/xen exists; exit 77 with the reason if not."""
-    r = subprocess.run([os.path.join(ROOT, "tools", "fetch-xen")],
+def fetch_xen(version):
+    """Make sure the Xen binary of version (bootlib/xenver.py) exists;
+    exit 77 with the reason if not."""
+    r = subprocess.run([os.path.join(ROOT, "tools", "fetch-xen"),
+                        version.name],
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=1200)
     text = r.stdout.decode("utf-8", "replace")
-    if r.returncode != 0 or not os.path.isfile(XEN):
+    if r.returncode != 0 or not os.path.isfile(version.binary):
         lines = text.splitlines()
         for line in lines[-10:]:
             note(line)
@@ -116,12 +117,15 @@ class XenEnv(Env):
         self.dump_lines = None
         # shimk's first line came: Xen's own no longer count as progress.
         self.guest_seen = False
+        # Which Xen (tools/boot --xen), and its binary as QEMU's -kernel.
+        self.xen = xenver.get(getattr(args, "xen", None))
+        self.xen_rel = os.path.relpath(self.xen.binary, ROOT)
 
     def warn_unused(self):
         pass
 
     def prepare(self, tmp):
-        fetch_xen()
+        fetch_xen(self.xen)
         self.xargs = self.xen_args()
 
     def xen_args(self):
@@ -141,7 +145,8 @@ class XenEnv(Env):
             # Xen hands dom0 the module after its kernel as the initrd,
             # in the PVH start info's module list.
             mod += "," + self.initrd_file.replace(",", ",,")
-        return ["-kernel", XEN_REL, "-append", self.xargs, "-initrd", mod]
+        return ["-kernel", self.xen_rel, "-append", self.xargs,
+                "-initrd", mod]
 
     def xen_line(self, run, body):
         """A "(XEN) " line, prefix removed: watch for panics and reboots."""
@@ -277,4 +282,4 @@ class GrubXenEnv(XenEnv):
 
     def boot_args(self, tmp):
         return ["-cdrom", iso_for("grub-xen", self.a.append, self.xargs,
-                                  self.initrd_file)]
+                                  self.initrd_file, self.xen.binary)]

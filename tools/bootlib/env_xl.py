@@ -12,17 +12,18 @@ import sys
 import time
 
 from bootlib import (common, console, faultdump, linuxcheck, memcheck,
-                     peer, xen_triple)
+                     peer, xen_triple, xenver)
 from bootlib.common import ELF, note
 from bootlib.env_xen import (XEN_GUEST_RE, XEN_LINE_RE, XEN_PANIC_GRACE_S,
-                             XEN_REL, XEN_SCHED_ARGS, XenEnv, dom0_crashed)
+                             XEN_SCHED_ARGS, XenEnv, dom0_crashed)
 
-XL_KERNEL_REL = os.path.join("build", "xl", "dom0-kernel")
-XL_KERNEL = os.path.join(common.ROOT, XL_KERNEL_REL)
+# tools/xl-dom0's outputs, in the Xen version's dom0 folder
+# (bootlib/xenver.py: build/xl/ for 4.17, build/xl/4.20/ for 4.20).
+XL_KERNEL_NAME = "dom0-kernel"
+XL_INITRAMFS_NAME = "initramfs.cpio.gz"
 # The Linux peer's runner, sourced by dom0's init after shimk's domU.
 XL_PEER_RUN = os.path.join(common.ROOT, "tools", "xl-peer-run")
 XL_PEER_NAME = "linux-peer"
-XL_INITRAMFS = os.path.join(common.BUILD, "xl", "initramfs.cpio.gz")
 # dom0's own memory: enough for the toolstack and the initramfs, fixed so
 # that --mem is the domU's alone.
 XL_DOM0_MEM_MIB = 512
@@ -167,6 +168,8 @@ class XlEnv(XenEnv):
 
     def __init__(self, args):
         super().__init__(args)
+        # dom0's kernel (also the Linux peer's), of the Xen version's suite.
+        self.dom0_kernel = os.path.join(self.xen.dom0_dir, XL_KERNEL_NAME)
         # The Linux peer (--peer linux) runs after shimk's domU, in its
         # own share of the timeout, on top of shimk's.
         self.peer = peer.Peer(bool(args.peer), "dom0")
@@ -211,11 +214,15 @@ class XlEnv(XenEnv):
         if self.peer.wanted:
             peer.require_initramfs()
         super().prepare(tmp)
-        common.run_builder("xl-dom0", "xl-dom0: ", "xl dom0", 1800)
+        common.run_builder("xl-dom0", "xl-dom0: ", "xl dom0", 1800,
+                           ("--xen", self.xen.name))
         if self.peer.wanted:
-            self.peer_piece = peer.cached_archive("xl-peer.cpio", [
+            # The peer's kernel is dom0's: one archive per Xen version.
+            name = ("xl-peer.cpio" if self.xen.name == xenver.DEFAULT else
+                    "xl-peer-%s.cpio" % self.xen.name)
+            self.peer_piece = peer.cached_archive(name, [
                 ("xl-run/peer", 0o040755, None),
-                ("xl-run/peer/kernel", 0o100644, XL_KERNEL),
+                ("xl-run/peer/kernel", 0o100644, self.dom0_kernel),
                 ("xl-run/peer/initramfs.cpio", 0o100644,
                  peer.PEER_INITRAMFS),
                 ("xl-run/peer/run", 0o100644, XL_PEER_RUN)])
@@ -270,7 +277,8 @@ class XlEnv(XenEnv):
             with open(self.initrd_file, "rb") as f:
                 files.append(("xl-run/initrd.cpio", 0o100644, f.read()))
         run = common.newc(files)
-        return common.initrd_with(XL_INITRAMFS,
+        return common.initrd_with(os.path.join(self.xen.dom0_dir,
+                                               XL_INITRAMFS_NAME),
                                   gzip.compress(run, compresslevel=1),
                                   os.path.join(tmp, "xl-initrd.cpio.gz"),
                                   more)
@@ -291,8 +299,10 @@ class XlEnv(XenEnv):
             f.truncate((mem + XL_SCRATCH_EXTRA_MIB) << 20)
         # dom0 is PV (no dom0=pvh). QEMU splits -initrd at single commas:
         # the module arguments have none.
-        return ["-kernel", XEN_REL, "-append", self.xargs,
-                "-initrd", "%s %s,%s" % (XL_KERNEL_REL, XL_DOM0_ARGS,
+        return ["-kernel", self.xen_rel, "-append", self.xargs,
+                "-initrd", "%s %s,%s" % (os.path.relpath(self.dom0_kernel,
+                                                         common.ROOT),
+                                         XL_DOM0_ARGS,
                                          initrd),
                 "-drive", "file=%s,format=raw,if=virtio,cache=unsafe"
                 % self.scratch]
@@ -473,7 +483,7 @@ class XlEnv(XenEnv):
             return
         vcpus = xl_vcpus(self.peer_hvmctx, self.a.smp)
         try:
-            code = linuxcheck.kernel_code(XL_KERNEL)
+            code = linuxcheck.kernel_code(self.dom0_kernel)
             with memcheck.RawMem(self.scratch, pages * memcheck.PAGE,
                                  self.peer_holes) as mem:
                 self.peer_memory = linuxcheck.check(mem, vcpus, code[0],
@@ -488,7 +498,8 @@ class XlEnv(XenEnv):
         for f in self.peer_memory.findings:
             run.logline("###   " + f)
         run.logline("### the peer's memory: " + self.peer_memory.text)
-        self.keep_dump(run, pages, "linux", XL_KERNEL, self.peer_hvmctx)
+        self.keep_dump(run, pages, "linux", self.dom0_kernel,
+                       self.peer_hvmctx)
 
     def peer_judge(self, status, why):
         pstatus, pwhy = self.peer.judge(status, why)

@@ -26,7 +26,8 @@ import re
 import shlex
 import subprocess
 
-from bootlib import bounds, detector, l0rates, mutation, peer, qemu
+from bootlib import (bounds, detector, l0rates, l1ver, mutation, peer,
+                     qemu, xenver)
 from bootlib.common import ROOT
 
 BOOT = os.path.join(ROOT, "tools", "boot")
@@ -38,7 +39,7 @@ KEYS = {"env", "smp", "host_cpus", "mem", "cpu", "append", "xen_append",
         "timeout", "expect", "expect_hv", "summary", "expect_lines",
         "expect_total", "post_check", "groups", "modules", "initrd",
         "long_option", "peer", "peer_timeout", "peer_append", "l0_retries",
-        "expect_verdict", "qemu", "expect_log"}
+        "expect_verdict", "qemu", "expect_log", "xen", "l1_linux"}
 # The environments and their tools/boot default timeouts (s).
 ENVS = {"tcg": 60, "kvm": 60, "xen": 180, "grub": 60, "grub-xen": 180,
         "xl": 180, "kvm-nested": 240, "hyperv-nested": 240}
@@ -61,15 +62,29 @@ SLACK_S = 120
 # The tools run once before the rows that need them, so that the first
 # such row's time does not include a download or a build, with their
 # time limits (s). A failure is left for those rows to report as SKIP.
-PREPARE_XEN = ("fetch-xen", 1200)
-PREPARE_XL = ("xl-dom0", 1800)
-PREPARE_NESTED = ("kvm-l1", 1800)
-PREPARE_QEMU = ("fetch-qemu", 1200)
+# Each is the tool's argument list under tools/.
+PREPARE_XEN = (("fetch-xen",), 1200)
+PREPARE_XL = (("xl-dom0",), 1800)
+PREPARE_NESTED = (("kvm-l1",), 1800)
+PREPARE_QEMU = (("fetch-qemu",), 1200)
+XEN_ENVS = ("xen", "grub-xen", "xl")
 
 
 class MatrixError(Exception):
     """A matrix that cannot be run as written: run-matrix says why and
     exits 2 before anything boots."""
+
+
+# A row in this group runs only when --only or --group selects it (make
+# stress's longer rows), not in a plain run such as make check's.
+STRESS_GROUP = "stress"
+
+
+def selected(rows, named):
+    """The rows a run takes: all when named by --only or --group, else
+    all but the stress group's."""
+    return rows if named else [r for r in rows
+                               if STRESS_GROUP not in r.groups]
 
 
 def matrix_files():
@@ -176,6 +191,30 @@ class Row:
         self.expect_log = [x.strip()
                            for x in sec.get("expect_log", "").split("|")
                            if x.strip()]
+        # The Xen version (tools/boot --xen; bootlib/xenver.py), empty for
+        # the default.
+        self.xen = sec.get("xen", "").strip()
+        if self.xen and self.xen not in xenver.VERSIONS:
+            raise MatrixError("%s: [%s]: xen must be one of %s" % (
+                path, name, ", ".join(sorted(xenver.VERSIONS))))
+        if self.xen and self.env not in XEN_ENVS:
+            raise MatrixError("%s: [%s]: xen = %s needs env %s" % (
+                path, name, self.xen, ", ".join(XEN_ENVS)))
+        if self.xen and self.peer:
+            raise MatrixError("%s: [%s]: the Linux peer runs on Xen %s "
+                              "only" % (path, name, xenver.DEFAULT))
+        # The nested environments' L1 Linux (tools/boot --l1-linux;
+        # bootlib/l1ver.py), empty for the default.
+        self.l1_linux = sec.get("l1_linux", "").strip()
+        if self.l1_linux and self.l1_linux not in l1ver.VERSIONS:
+            raise MatrixError("%s: [%s]: l1_linux must be one of %s" % (
+                path, name, ", ".join(sorted(l1ver.VERSIONS))))
+        if self.l1_linux and self.env not in NESTED:
+            raise MatrixError("%s: [%s]: l1_linux = %s needs env %s" % (
+                path, name, self.l1_linux, ", ".join(NESTED)))
+        if self.l1_linux and self.peer:
+            raise MatrixError("%s: [%s]: the Linux peer runs on L1 Linux "
+                              "%s only" % (path, name, l1ver.DEFAULT))
 
     def _int(self, sec, key, path):
         if key not in sec:
@@ -203,7 +242,9 @@ class Row:
                          ("--host-cpus", self.host_cpus), ("--mem", self.mem),
                          ("--timeout", timeout), ("--cpu", self.cpu),
                          ("--append", append),
-                         ("--xen-append", self.xen_append)):
+                         ("--xen-append", self.xen_append),
+                         ("--xen", self.xen),
+                         ("--l1-linux", self.l1_linux)):
             if val:
                 cmd += [opt, str(val)]
         if self.peer:
@@ -345,12 +386,19 @@ def preparations(rows, jobs):
     time limits: Xen for the Xen rows, the xl rows' dom0, the nested
     rows' L1, and QEMU 10 where a boot asks for backports."""
     todo = []
-    if any(r.env in ("xen", "grub-xen", "xl") for r in rows):
-        todo.append(PREPARE_XEN)
-    if any(r.env == "xl" for r in rows):
-        todo.append(PREPARE_XL)
-    if any(r.env in NESTED for r in rows):
-        todo.append(PREPARE_NESTED)
+    versions = sorted(set(r.xen or xenver.DEFAULT for r in rows
+                          if r.env in XEN_ENVS))
+    for v in versions:
+        todo.append(PREPARE_XEN if v == xenver.DEFAULT else
+                    (PREPARE_XEN[0] + (v,), PREPARE_XEN[1]))
+    for v in sorted(set(r.xen or xenver.DEFAULT for r in rows
+                        if r.env == "xl")):
+        todo.append(PREPARE_XL if v == xenver.DEFAULT else
+                    (PREPARE_XL[0] + ("--xen", v), PREPARE_XL[1]))
+    for v in sorted(set(r.l1_linux or l1ver.DEFAULT for r in rows
+                        if r.env in NESTED)):
+        todo.append(PREPARE_NESTED if v == l1ver.DEFAULT else
+                    (PREPARE_NESTED[0] + ("--linux", v), PREPARE_NESTED[1]))
     if any(j.spec == "backports" for j in jobs):
         todo.append(PREPARE_QEMU)
     return todo

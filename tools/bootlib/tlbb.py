@@ -217,8 +217,9 @@ def shimk_of(rs):
 def section_title(env, start):
     """<log> (hv=, role, N vCPUs[ on H host CPUs, R:1]): the overcommit
     comes from shimk's start line (host-cpus=, docs/tlbbench.md)."""
-    title = "%s (hv=%s%s, %s vCPUs" % (
+    title = "%s (hv=%s%s%s, %s vCPUs" % (
         env, start.get("hv", "?"),
+        " " + start["hv_version"] if start.get("hv_version") else "",
         ", " + start["role"] if start.get("role") else "",
         start.get("cpus", "?"))
     if "host_cpus" in start:
