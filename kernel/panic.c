@@ -139,6 +139,7 @@ static __noreturn void do_panic(const struct cpu_regs *regs, bool trap,
     console_force_unlock();
     print_late_reasons(ci->cpu);
     print_regs(regs, trap);
+    smp_print_stopped();
     print_control_regs();
     print_backtrace(regs->rbp);
     /* Whether a CPU's tables were trampled tells whose fault this is. */

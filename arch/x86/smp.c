@@ -90,11 +90,46 @@ static unsigned long bsp_cr4;
 
 #define TRAMP_FIELD(sym) (tramp + (sym - trampoline_start))
 
+/*
+ * Where each CPU was when the panic's NMI stopped it: the report says
+ * it, so that a CPU that did not answer a flush shows whether it was
+ * running shimk (and where, with interrupts on or off) or was not run by
+ * its L0 at all.  Written by the stopped CPU alone, before it halts.
+ */
+static struct
+{
+    uint64_t rip, rsp, rflags;
+    uint16_t cs;
+    bool seen;
+} stopped_at[NR_CPUS];
+/* How long the report waits for every CPU to answer its NMI. */
+#define PANIC_NMI_WAIT_MS 2000
+
 static void nmi_stop(struct cpu_regs *regs)
 {
     if ( READ_ONCE(panic_stop) )
+    {
+        unsigned int cpu = smp_processor_id();
+
+        stopped_at[cpu].rip = regs->rip;
+        stopped_at[cpu].rsp = regs->rsp;
+        stopped_at[cpu].rflags = regs->rflags;
+        stopped_at[cpu].cs = regs->cs;
+        __atomic_store_n(&stopped_at[cpu].seen, true, __ATOMIC_RELEASE);
         halt_forever();
+    }
     panic_regs(regs, "unexpected NMI");
+}
+
+static bool all_stopped(unsigned int self)
+{
+    unsigned int cpu;
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+        if ( cpu != self &&
+             !__atomic_load_n(&stopped_at[cpu].seen, __ATOMIC_ACQUIRE) )
+            return false;
+    return true;
 }
 
 void smp_stop_others_for_panic(void)
@@ -105,8 +140,38 @@ void smp_stop_others_for_panic(void)
     for_each_cpu ( cpu, &cpu_online_mask )
         if ( cpu != self )
             send_nmi_cpu(cpu);
-    /* Give the NMIs time to land before the report starts. */
+    /*
+     * Give the NMIs time to land before the report starts: 10 ms, and
+     * up to PANIC_NMI_WAIT_MS for a CPU its L0 is slow to run.
+     */
     mdelay(10);
+    for ( unsigned int ms = 10; ms < PANIC_NMI_WAIT_MS && !all_stopped(self);
+          ms++ )
+        mdelay(1);
+}
+
+void smp_print_stopped(void)
+{
+    unsigned int cpu, self = smp_processor_id();
+
+    for_each_cpu ( cpu, &cpu_online_mask )
+    {
+        if ( cpu == self )
+            continue;
+        if ( !__atomic_load_n(&stopped_at[cpu].seen, __ATOMIC_ACQUIRE) )
+        {
+            printk(KERN_EMERG "shimk: CPU%u did not answer the panic's NMI "
+                   "within %u ms: its L0 did not run it meanwhile, or it "
+                   "was inside an NMI already\n", cpu, PANIC_NMI_WAIT_MS);
+            continue;
+        }
+        printk(KERN_EMERG "shimk: CPU%u stopped at rip=%016lx cs=%04x "
+               "rsp=%016lx rflags=%08lx (interrupts %s)\n", cpu,
+               (unsigned long)stopped_at[cpu].rip, stopped_at[cpu].cs,
+               (unsigned long)stopped_at[cpu].rsp,
+               (unsigned long)stopped_at[cpu].rflags,
+               stopped_at[cpu].rflags & X86_EFLAGS_IF ? "on" : "off");
+    }
 }
 
 /* A RAM page below 640 KiB for the trampoline, as high as possible. */

@@ -50,6 +50,12 @@ void smp_init(void);
  */
 void smp_stop_others_for_panic(void);
 
+/*
+ * After that, in the report: each other CPU's rip, rsp and rflags where
+ * the NMI stopped it, or that it did not answer.
+ */
+void smp_print_stopped(void);
+
 /* --- IPIs (arch/x86/ipi.c) --- */
 
 /*
