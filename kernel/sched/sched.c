@@ -258,16 +258,31 @@ bool sched_need_resched(void)
     return this_rq()->need_resched;
 }
 
-int thread_join(struct thread *t, uint64_t timeout_ms)
+/*
+ * Wait for t, then free it.  Without steps the bound is the whole wait;
+ * with them it is the time *steps stood still, so that only a stop fails.
+ */
+static int join(struct thread *t, const unsigned int *steps, uint64_t ms)
 {
-    uint64_t start = rdtsc(), bound = ms_to_cycles(timeout_ms);
+    uint64_t since = rdtsc(), bound = ms_to_cycles(ms);
+    unsigned int seen = steps ? READ_ONCE(*steps) : 0;
 
     while ( !READ_ONCE(t->done) )
     {
-        if ( rdtsc() - start > bound )
+        if ( steps && READ_ONCE(*steps) != seen )
         {
-            pr_err("thread %s (id %u) on CPU%u is not done after %lu ms\n",
-                   t->name, t->id, t->cpu, (unsigned long)timeout_ms);
+            seen = READ_ONCE(*steps);
+            since = rdtsc();
+        }
+        else if ( rdtsc() - since > bound )
+        {
+            if ( steps )
+                pr_err("thread %s (id %u) on CPU%u stopped at step %u: no "
+                       "progress in %lu ms\n", t->name, t->id, t->cpu, seen,
+                       (unsigned long)ms);
+            else
+                pr_err("thread %s (id %u) on CPU%u is not done after %lu "
+                       "ms\n", t->name, t->id, t->cpu, (unsigned long)ms);
             sched_dump();
             return -ETIMEDOUT;
         }
@@ -278,34 +293,15 @@ int thread_join(struct thread *t, uint64_t timeout_ms)
     return 0;
 }
 
+int thread_join(struct thread *t, uint64_t timeout_ms)
+{
+    return join(t, NULL, timeout_ms);
+}
+
 int thread_join_progress(struct thread *t, const unsigned int *steps,
                          uint64_t stall_ms)
 {
-    uint64_t moved = rdtsc(), bound = ms_to_cycles(stall_ms);
-    unsigned int seen = READ_ONCE(*steps);
-
-    while ( !READ_ONCE(t->done) )
-    {
-        unsigned int now = READ_ONCE(*steps);
-
-        if ( now != seen )
-        {
-            seen = now;
-            moved = rdtsc();
-        }
-        else if ( rdtsc() - moved > bound )
-        {
-            pr_err("thread %s (id %u) on CPU%u stopped at step %u: no "
-                   "progress in %lu ms\n", t->name, t->id, t->cpu, now,
-                   (unsigned long)stall_ms);
-            sched_dump();
-            return -ETIMEDOUT;
-        }
-        yield();
-        cpu_relax();
-    }
-    kfree(t);
-    return 0;
+    return join(t, steps, stall_ms);
 }
 
 static __noreturn void idle_loop(void *unused)

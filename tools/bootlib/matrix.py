@@ -191,30 +191,27 @@ class Row:
         self.expect_log = [x.strip()
                            for x in sec.get("expect_log", "").split("|")
                            if x.strip()]
-        # The Xen version (tools/boot --xen; bootlib/xenver.py), empty for
-        # the default.
-        self.xen = sec.get("xen", "").strip()
-        if self.xen and self.xen not in xenver.VERSIONS:
-            raise MatrixError("%s: [%s]: xen must be one of %s" % (
-                path, name, ", ".join(sorted(xenver.VERSIONS))))
-        if self.xen and self.env not in XEN_ENVS:
-            raise MatrixError("%s: [%s]: xen = %s needs env %s" % (
-                path, name, self.xen, ", ".join(XEN_ENVS)))
-        if self.xen and self.peer:
-            raise MatrixError("%s: [%s]: the Linux peer runs on Xen %s "
-                              "only" % (path, name, xenver.DEFAULT))
-        # The nested environments' L1 Linux (tools/boot --l1-linux;
-        # bootlib/l1ver.py), empty for the default.
-        self.l1_linux = sec.get("l1_linux", "").strip()
-        if self.l1_linux and self.l1_linux not in l1ver.VERSIONS:
-            raise MatrixError("%s: [%s]: l1_linux must be one of %s" % (
-                path, name, ", ".join(sorted(l1ver.VERSIONS))))
-        if self.l1_linux and self.env not in NESTED:
-            raise MatrixError("%s: [%s]: l1_linux = %s needs env %s" % (
-                path, name, self.l1_linux, ", ".join(NESTED)))
-        if self.l1_linux and self.peer:
-            raise MatrixError("%s: [%s]: the Linux peer runs on L1 Linux "
-                              "%s only" % (path, name, l1ver.DEFAULT))
+        # The L0's version (tools/boot --xen, --l1-linux), empty for the
+        # default; the Linux peer runs on the defaults only.
+        self.xen = self._version(sec, "xen", xenver, XEN_ENVS, path)
+        self.l1_linux = self._version(sec, "l1_linux", l1ver, NESTED, path)
+
+    def _version(self, sec, key, table, envs, path):
+        """A version key (bootlib/xenver.py, bootlib/l1ver.py)."""
+        v = sec.get(key, "").strip()
+        if not v:
+            return v
+        where = "%s: [%s]: %s" % (path, self.name, key)
+        if v not in table.VERSIONS:
+            raise MatrixError("%s must be one of %s" % (
+                where, ", ".join(sorted(table.VERSIONS))))
+        if self.env not in envs:
+            raise MatrixError("%s = %s needs env %s" % (where, v,
+                                                        ", ".join(envs)))
+        if self.peer:
+            raise MatrixError("%s = %s: the Linux peer runs on %s only" % (
+                where, v, table.DEFAULT))
+        return v
 
     def _int(self, sec, key, path):
         if key not in sec:
