@@ -194,3 +194,9 @@ void hypervisor_shutdown(int code)
     if ( hypervisor_ops.shutdown )
         hypervisor_ops.shutdown(code);
 }
+
+void hypervisor_reboot(void)
+{
+    if ( hypervisor_ops.reboot )
+        hypervisor_ops.reboot();
+}

@@ -11,6 +11,7 @@
 #include <shimk/frame.h>
 #include <shimk/heap.h>
 #include <shimk/ktest.h>
+#include <shimk/lifecycle.h>
 #include <shimk/panic.h>
 #include <shimk/printk.h>
 #include <shimk/sched.h>
@@ -100,6 +101,48 @@ static int worse(int a, int b)
     return ra >= rb ? a : b;
 }
 
+/* What run_and_exit() is doing: a stop asked from outside says so. */
+static const char *running;
+
+static void print_final_counters(void)
+{
+    flush_counters_print();
+    sched_timer_print();
+    spin_print();
+}
+
+void kernel_stop_requested(bool reboot, const char *why)
+{
+    const char *cut = READ_ONCE(running);
+    int code = EXIT_SUCCESS;
+
+    if ( cut )
+    {
+        pr_err("shimk: %s asked to %s while %s ran: its verdict is lost\n",
+               why, reboot ? "reboot" : "power off", cut);
+        code = EXIT_TEST_FAILED;
+    }
+    else
+        pr_info("shimk: %s asked to %s: stopping\n", why,
+                reboot ? "reboot" : "power off");
+    print_final_counters();
+    /*
+     * Not machine_exit(): the L0's end must be the one asked for, and
+     * there a code of 1 means a reboot (a Xen domU's exit protocol).
+     * The code goes to the console for the runner.
+     */
+    if ( reboot )
+        printk("shimk: reboot (exit %d)\n", code);
+    else
+        printk("shimk: exit %d\n", code);
+    local_irq_disable();
+    if ( reboot )
+        hypervisor_reboot();
+    else
+        hypervisor_shutdown(EXIT_SUCCESS);
+    halt_forever();
+}
+
 static __noreturn void run_and_exit(void)
 {
     const char *sel = ktest_selection(), *bench = bench_selection();
@@ -114,25 +157,34 @@ static __noreturn void run_and_exit(void)
                   "cmdline=\"%s\"", hv_type_name(hypervisor_type()),
                   boot_protocol_name(boot_info.protocol), nr_cpus_online,
                   boot_info.cmdline);
+        WRITE_ONCE(running, "ktest=");
         code = ktest_run(sel, facts);
     }
     if ( bench[0] )
+    {
+        WRITE_ONCE(running, "bench=");
         code = worse(code, tlbbench_run(bench));
+    }
     /* The user's own programs last: ktest= and bench= are shimk's. */
     if ( run[0] )
+    {
+        WRITE_ONCE(running, "run=");
         code = worse(code, run_programs());
+    }
     if ( sel[0] || bench[0] || run[0] )
     {
-        flush_counters_print();
-        sched_timer_print();
-        spin_print();
+        print_final_counters();
         machine_exit(code);
     }
     if ( opt_idle )
     {
         pr_info("shimk: idle (idle=1): nothing else to run\n");
+        /*
+         * Asleep, not halted in place: this CPU's other threads (Xen's
+         * control client) run meanwhile.
+         */
         for ( ;; )
-            safe_halt();
+            thread_sleep_us(1000000);
     }
     sched_timer_print();
     machine_exit(EXIT_SUCCESS);

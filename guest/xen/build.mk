@@ -7,3 +7,7 @@ obj-$(CONFIG_GUEST_XEN) += guest/xen/vcpu.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-ipi.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/evtchn-2l.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/runstate.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/xs-wire.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/xenstore.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/control-parse.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/control.o

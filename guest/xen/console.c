@@ -31,15 +31,6 @@ static volatile struct xencons_interface *ring;
 static evtchn_port_t port;
 static bool stuck;
 
-static int get_param(uint32_t index, uint64_t *value)
-{
-    struct xen_hvm_param p = { .domid = DOMID_SELF, .index = index };
-    long rc = xen_hypercall2(__HYPERVISOR_hvm_op, HVMOP_get_param, &p);
-
-    *value = p.value;
-    return (int)rc;
-}
-
 static void kick(void)
 {
     struct evtchn_send send = { .port = port };
@@ -90,11 +81,11 @@ static uint64_t console_pfn, console_evtchn;
 void xen_console_reserve(struct boot_info *bi)
 {
     /* Keep the ring page out of the frame allocator's hands. */
-    if ( !get_param(HVM_PARAM_CONSOLE_PFN, &console_pfn) && console_pfn )
+    if ( !xen_hvm_get_param(HVM_PARAM_CONSOLE_PFN, &console_pfn) && console_pfn )
         boot_info_reserve(bi, PFN_PHYS(console_pfn), PAGE_SIZE);
     else
         console_pfn = 0;
-    if ( get_param(HVM_PARAM_CONSOLE_EVTCHN, &console_evtchn) )
+    if ( xen_hvm_get_param(HVM_PARAM_CONSOLE_EVTCHN, &console_evtchn) )
         console_evtchn = 0;
 }
 

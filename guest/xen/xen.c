@@ -5,6 +5,7 @@
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
+#include <guest/xen-control.h>
 #include <shimk/boot-info.h>
 #include <shimk/console.h>
 #include <shimk/errno.h>
@@ -18,6 +19,7 @@
 #include <asm/processor.h>
 #include <xen/arch-x86/cpuid.h>
 #include <xen/hvm/hvm_op.h>
+#include <xen/hvm/params.h>
 #include <xen/memory.h>
 #include <xen/sched.h>
 #include <xen/version.h>
@@ -116,6 +118,7 @@ static void xen_boot_info_fixup(struct boot_info *bi)
     int rc;
 
     xen_console_reserve(bi);
+    xen_store_reserve(bi);
     if ( !bi->nr_mmap )
     {
         /* Xen's PVH dom0 start info has none (docs/design.md). */
@@ -151,6 +154,15 @@ static uint64_t xen_tsc_khz(void)
 static void xen_null_call(void)
 {
     xen_version();
+}
+
+int xen_hvm_get_param(uint32_t index, uint64_t *value)
+{
+    struct xen_hvm_param p = { .domid = DOMID_SELF, .index = index };
+    long rc = xen_hypercall2(__HYPERVISOR_hvm_op, HVMOP_get_param, &p);
+
+    *value = rc ? 0 : p.value;
+    return (int)rc;
 }
 
 int xen_shutdown(unsigned int reason)
@@ -352,6 +364,19 @@ static void xen_exit(int code)
     xen_shutdown(reason);
 }
 
+static void xen_reboot(void)
+{
+    xen_shutdown(SHUTDOWN_reboot);
+}
+
+/* Boot CPU, every AP up: the IPI choice, then (a domU) the control client. */
+static void xen_smp_ready(void)
+{
+    xen_evtchn_smp_ready();
+    if ( !xen_is_dom0() )
+        xen_control_start();
+}
+
 const struct hypervisor_ops xen_ops = {
     .name = "xen",
     .boot_info_fixup = xen_boot_info_fixup,
@@ -367,7 +392,8 @@ const struct hypervisor_ops xen_ops = {
     .stolen_ns = xen_stolen_ns,
     .yield_to = xen_yield_to,
     .send_ipi_event = xen_send_ipi_event,
-    .smp_ready = xen_evtchn_smp_ready,
+    .smp_ready = xen_smp_ready,
     .describe = xen_describe,
     .shutdown = xen_exit,
+    .reboot = xen_reboot,
 };

@@ -65,7 +65,7 @@ struct hypervisor_ops
      * -errno; NULL where cpu_up is.
      */
     int (*cpu_down)(unsigned int acpi_uid);
-    /* After a suspend/resume (none happen in shimk today). */
+    /* After a suspend/resume (none happen in shimk today: issue 29). */
     void (*resume)(void);
     /*
      * Flush the TLBs of the CPUs in *mask (never the caller's own: that
@@ -113,6 +113,12 @@ struct hypervisor_ops
     void (*describe)(char *buf, size_t size);
     /* End the guest, with shimk's exit code; returns on failure. */
     void (*shutdown)(int code);
+    /*
+     * End the guest as rebooted (Xen: SHUTDOWN_reboot, which the
+     * domain's on_reboot turns into a new boot), on the toolstack's
+     * request; returns on failure.
+     */
+    void (*reboot)(void);
 };
 
 extern struct hypervisor_ops hypervisor_ops;

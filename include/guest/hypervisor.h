@@ -22,6 +22,9 @@ static inline enum hv_type hypervisor_type(void)
  */
 void hypervisor_shutdown(int code);
 
+/* Ask the L0 to reboot this guest; returns if it has no way to. */
+void hypervisor_reboot(void);
+
 /*
  * One exit to the L0 by CPUID of its first leaf: the null call of L0s
  * that have none of their own (hypervisor_ops.null_call).

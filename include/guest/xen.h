@@ -39,11 +39,17 @@ uint32_t xen_version(void);
  */
 int xen_fetch_memory_map(struct boot_info *bi);
 
+/* HVMOP_get_param of this domain: 0 or -errno, *value 0 on failure. */
+int xen_hvm_get_param(uint32_t index, uint64_t *value);
+
 /* SCHEDOP_shutdown with a SHUTDOWN_* reason; returns only on failure. */
 int xen_shutdown(unsigned int reason);
 
 /* Early: keep the PV console's ring page out of the frame allocator. */
 void xen_console_reserve(struct boot_info *bi);
+
+/* Early: keep xenstore's ring page out of the frame allocator. */
+void xen_store_reserve(struct boot_info *bi);
 
 /* After mm_init: register the PV console sink (default in a domU). */
 void xen_console_init(bool domu);

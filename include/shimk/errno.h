@@ -20,12 +20,17 @@
 #define EBUSY       16
 #define EEXIST      17
 #define ENODEV      19
+#define EISDIR      21
 #define EINVAL      22
 #define ENOSPC      28
+#define EROFS       30
 #define ERANGE      34
 #define ENOSYS      38
+#define ENOTEMPTY   39
+#define EPROTO      71
 #define ERESTART    85
 #define EOPNOTSUPP  95
+#define EISCONN     106
 #define ETIMEDOUT   110
 
 /* "EINVAL" for -22 and so on; "E?" for numbers it does not know. */

@@ -19,6 +19,9 @@ static const struct
     { ENOSPC, "ENOSPC" },       { ERANGE, "ERANGE" },
     { ENOSYS, "ENOSYS" },       { ERESTART, "ERESTART" },
     { EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
+    { EISDIR, "EISDIR" },       { EROFS, "EROFS" },
+    { ENOTEMPTY, "ENOTEMPTY" }, { EPROTO, "EPROTO" },
+    { EISCONN, "EISCONN" },
 };
 
 const char *errno_name(int err)

@@ -49,6 +49,9 @@ fuzz-elf-src := tests/fuzz/fuzz-elf.c kernel/task/elf-load.c
 fuzz-targets += run-list
 fuzz-run-list-src := tests/fuzz/fuzz-run-list.c kernel/task/run-list.c
 
+fuzz-targets += xs-reply
+fuzz-xs-reply-src := tests/fuzz/fuzz-xs-reply.c guest/xen/xs-wire.c
+
 FUZZ_BINS = $(addprefix $(FUZZ_DIR)/fuzz-,$(fuzz-targets))
 
 define fuzz-rule

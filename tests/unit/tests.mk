@@ -140,3 +140,7 @@ unit-tests += flush-yield
 unit-flush-yield-src := tests/unit/test-flush-yield.c \
                         arch/x86/flush/flush-yield-rule.c kernel/lib/cpumask.c \
                         kernel/lib/vsnprintf.c
+
+unit-tests += xs-wire
+unit-xs-wire-src := tests/unit/test-xs-wire.c guest/xen/xs-wire.c \
+                    guest/xen/control-parse.c

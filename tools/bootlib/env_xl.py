@@ -70,6 +70,13 @@ XL_VERDICT_RE = re.compile(
     r"^(domain shut down, reason \S+|timeout after .*|error .*)$")
 XL_EXIT_RE = re.compile(r"^exit (\d+)$")
 XL_REASON_CODE = {"poweroff": 0, "reboot": 1, "crash": 2}
+# tools/boot --lifecycle: what dom0 does to the running domU, in order
+# (tools/xl-dom0-init, lifecycle_poll), and its report of each:
+# "lifecycle <step> rc <N> at <S> s: <xl's last line>".
+LIFECYCLE_STEPS = ("shutdown", "reboot")
+# The boot summary's start (docs/design.md#boot-summary), counted.
+BOOT_SUMMARY_RE = re.compile(r"^(?:\(d\d+\) )?shimk: boot hv=")
+XL_LIFECYCLE_RE = re.compile(r"^lifecycle (\S+) rc (\d+) at (\d+) s: ?(.*)$")
 # A Linux dom0 that panics ends up as "Hardware Dom0 crashed" a few seconds
 # later; dom0 powering off leaves Xen halted and QEMU running.
 DOM0_FAIL_RE = re.compile(r"Kernel panic - not syncing|Hardware Dom0 halted")
@@ -85,6 +92,9 @@ def xl_quote(text):
 
 def xl_config(a, mem, ramdisk=False):
     extra = (("ramdisk", '"/xl-run/initrd.cpio"'),) if ramdisk else ()
+    # xl reboot must start the domain again; a triple fault (Xen's
+    # reboot) then shows as a boot too many, which the run counts.
+    restart = "reboot" in getattr(a, "lifecycle", ())
     return xl_domain(extra + (
         ("name", xl_quote(XL_NAME)),
         ("type", '"pvh"'),
@@ -92,7 +102,7 @@ def xl_config(a, mem, ramdisk=False):
         ("memory", str(mem)),
         ("maxmem", str(mem)),
         ("vcpus", str(a.smp)),
-        ("cmdline", xl_quote(a.append))))
+        ("cmdline", xl_quote(a.append))), restart)
 
 
 def xl_peer_config(a, mem):
@@ -118,12 +128,13 @@ def xl_peer_config(a, mem):
         ("cmdline", xl_quote(peer.cmdline(a, "hvc0")))))
 
 
-def xl_domain(keys):
+def xl_domain(keys, restart=False):
     return "".join("%s = %s\n" % kv for kv in keys + (
         # Preserve, so that xenconsoled drains the ring before dom0's
-        # init destroys the domain; reboot must never restart it.
+        # init destroys the domain; reboot restarts it only for
+        # --lifecycle reboot.
         ("on_poweroff", '"preserve"'),
-        ("on_reboot", '"preserve"'),
+        ("on_reboot", '"restart"' if restart else '"preserve"'),
         ("on_crash", '"preserve"'),
     ))
 
@@ -193,6 +204,10 @@ class XlEnv(XenEnv):
         self.memory = None
         self.dump_error = None
         self.dump_holes = []
+        # --lifecycle: dom0's report of each step, (step, rc, seconds).
+        self.lifecycle_done = []
+        # shimk's boot summaries on the domU's console: one per boot.
+        self.boots = 0
         # dom0's uptime by which the domU must be gone, then the peer.
         self.end = int(max(XL_MIN_END_S, self.timeout - XL_END_MARGIN_S))
         self.peer_end = self.end + self.peer_share
@@ -256,6 +271,8 @@ class XlEnv(XenEnv):
                                                   self.end + XL_DUMP_S)
         if os.environ.get(XL_DUMP_ENV) == "always":
             params += "XLRUN_DUMP=always\n"
+        if getattr(self.a, "lifecycle", ()):
+            params += "XLRUN_LIFECYCLE='%s'\n" % " ".join(self.a.lifecycle)
         files = [
             ("xl-run", 0o040755, None),
             ("xl-run/shimk.elf", 0o100644, elf),
@@ -320,6 +337,8 @@ class XlEnv(XenEnv):
             return
         if text.startswith(XL_DOMU_PREFIX):
             text = text[len(XL_DOMU_PREFIX):]
+            if BOOT_SUMMARY_RE.search(text):
+                self.boots += 1
             if self.xl_console == "xl-dmesg":
                 # Xen's copy of port 0xe9: "(dN) " lines, long ones split.
                 m = XEN_GUEST_RE.match(text)
@@ -362,6 +381,11 @@ class XlEnv(XenEnv):
         elif XL_DUMP_OK_RE.match(what):
             self.read_dump(run, *(int(x) for x in
                                   XL_DUMP_OK_RE.match(what).groups()))
+        elif XL_LIFECYCLE_RE.match(what):
+            step, rc, at, last = XL_LIFECYCLE_RE.match(what).groups()
+            self.lifecycle_done.append((step, int(rc), int(at)))
+            note("lifecycle: xl %s at %s s of the domU's run: rc %s%s"
+                 % (step, at, rc, " (%s)" % last if last else ""))
         elif what.startswith("dump error "):
             self.dump_error = "dom0's dump failed: %s" % what[len(
                 "dump error "):]
@@ -584,11 +608,19 @@ class XlEnv(XenEnv):
         if run.shimk_exit is None:
             hint = " (no 'shimk: exit' line: a kernel without the domU " \
                    "exit protocol?)"
+        lifecycle = self.lifecycle_verdict(reason)
+        if lifecycle:
+            return 2, lifecycle
         if reason == "poweroff":
             if run.shimk_panic:
                 return 2, "domain powered off after a PANIC line"
             if not run.summary:
                 return 2, "domain powered off without the boot summary"
+            if run.shimk_exit == 1:
+                # Only a stop asked from outside powers off with 1: the
+                # test it cut short has no verdict (kernel/main.c).
+                return 1, ("domain powered off but shimk said exit 1: a "
+                           "stop cut its tests short")
             if run.shimk_exit not in (None, 0, 38):
                 return 2, ("domain powered off but shimk said exit %d"
                            % run.shimk_exit)
@@ -615,6 +647,27 @@ class XlEnv(XenEnv):
                 return 2, "panic"
             return 2, "domain crashed without a PANIC line%s" % hint
         return 2, "domain shut down, reason %s" % reason
+
+    def lifecycle_verdict(self, reason):
+        """What --lifecycle asked that did not happen, or None."""
+        want = list(getattr(self.a, "lifecycle", ()))
+        done = [s for s, _, _ in self.lifecycle_done]
+        if not want:
+            return None
+        if done != want:
+            return ("--lifecycle %s: dom0 did %s" % (
+                ",".join(want), ",".join(done) or "none of it"))
+        for step, rc, _ in self.lifecycle_done:
+            if rc:
+                return "lifecycle: xl %s failed (rc %d)" % (step, rc)
+        if reason != "poweroff":
+            return ("lifecycle: the domain ended with reason %s, not the "
+                    "poweroff xl shutdown asked" % reason)
+        boots = 1 + want.count("reboot")
+        if self.boots != boots:
+            return ("lifecycle: %d boots of shimk on the domain's console, "
+                    "not %d" % (self.boots, boots))
+        return None
 
     def panic_note(self):
         text = super().panic_note()

@@ -39,7 +39,8 @@ KEYS = {"env", "smp", "host_cpus", "mem", "cpu", "append", "xen_append",
         "timeout", "expect", "expect_hv", "summary", "expect_lines",
         "expect_total", "post_check", "groups", "modules", "initrd",
         "long_option", "peer", "peer_timeout", "peer_append", "l0_retries",
-        "expect_verdict", "qemu", "expect_log", "xen", "l1_linux"}
+        "expect_verdict", "qemu", "expect_log", "xen", "l1_linux",
+        "lifecycle"}
 # The environments and their tools/boot default timeouts (s).
 ENVS = {"tcg": 60, "kvm": 60, "xen": 180, "grub": 60, "grub-xen": 180,
         "xl": 180, "kvm-nested": 240, "hyperv-nested": 240}
@@ -195,6 +196,11 @@ class Row:
         # default; the Linux peer runs on the defaults only.
         self.xen = self._version(sec, "xen", xenver, XEN_ENVS, path)
         self.l1_linux = self._version(sec, "l1_linux", l1ver, NESTED, path)
+        # tools/boot --lifecycle: the toolstack's steps (env xl only).
+        self.lifecycle = sec.get("lifecycle", "").strip()
+        if self.lifecycle and self.env != "xl":
+            raise MatrixError("%s: [%s]: lifecycle needs env xl"
+                              % (path, name))
 
     def _version(self, sec, key, table, envs, path):
         """A version key (bootlib/xenver.py, bootlib/l1ver.py)."""
@@ -241,7 +247,8 @@ class Row:
                          ("--append", append),
                          ("--xen-append", self.xen_append),
                          ("--xen", self.xen),
-                         ("--l1-linux", self.l1_linux)):
+                         ("--l1-linux", self.l1_linux),
+                         ("--lifecycle", self.lifecycle)):
             if val:
                 cmd += [opt, str(val)]
         if self.peer:
