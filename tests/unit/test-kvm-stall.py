@@ -4,6 +4,7 @@
 
 import os
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
@@ -430,6 +431,77 @@ def a_halted_vcpu_is_never_a_livelock():
     text, fault = kvm_stall.diagnose(synth(STUCK, LIVELOCK_TRACE,
                                            halted=True), RANGES)
     return not fault and "vCPU0 halted" in text
+
+
+def fake_objdump(listing):
+    """An objdump that prints listing (its own address lines only, from
+    --start-address on), for loop_reader."""
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "objdump")
+    with open(path, "w") as f:
+        f.write("#!/usr/bin/env python3\n"
+                "import sys\n"
+                "start = int([a for a in sys.argv if a.startswith("
+                "'--start-address=')][0].split('=')[1], 16)\n"
+                "for line in %r.splitlines():\n"
+                "    a = line.split(':')[0].strip()\n"
+                "    if int(a, 16) >= start:\n"
+                "        print(line)\n" % listing)
+    os.chmod(path, 0o755)
+    return path
+
+
+SPIN = ("ffffffff801116e0:\tpause\n"
+        "ffffffff801116e2:\tjmp    ffffffff801116e0 <spin+0x10>\n")
+POLL = ("ffffffff801116e4:\tpause\n"
+        "ffffffff801116e6:\tcmpb   $0x0,0x10(%rip)\n"
+        "ffffffff801116ed:\tje     ffffffff801116e4 <poll+0x4>\n")
+CALLS = ("ffffffff801116d0:\tcall   ffffffff80100000 <f>\n"
+         "ffffffff801116e2:\tjmp    ffffffff801116d0 <g>\n")
+
+
+@case
+def a_one_block_loop_is_shimks_not_a_livelock():
+    # TCG takes interrupts between its blocks: a "pause; jmp back" loop
+    # is entered and left at one RIP, like a livelock, yet it runs.
+    spin = kvm_stall.loop_reader("elf", fake_objdump(SPIN))
+    poll = kvm_stall.loop_reader("elf", fake_objdump(POLL))
+    calls = kvm_stall.loop_reader("elf", fake_objdump(CALLS))
+    trace = [("entry", 11500, 0xffffffff801116e2),
+             ("exit", 11500, 0xffffffff801116e2, "0x60")]
+    text, fault = kvm_stall.diagnose(synth(0xffffffff801116e2, trace),
+                                     RANGES, loop_at=spin)
+    return (not fault and "one-block loop" in text and
+            spin(0xffffffff801116e2) and poll(0xffffffff801116e4) and
+            # A branch out of the block before rip: not one block.
+            not calls(0xffffffff801116e2) and
+            # The livelock of the rdtsc stays one: no loop there.
+            not kvm_stall.loop_reader("elf", fake_objdump(
+                "ffffffff801116e4:\trdtsc\n"
+                "ffffffff801116e6:\tshl    $0x20,%rdx\n"
+                "ffffffff801116ea:\tret\n"))(STUCK))
+
+
+@case
+def a_stall_sample_names_each_silent_target():
+    lines = [l.replace("CPU#0", "CPU#1") for l in
+             synth(0xffffffff801116e2, [])]
+    lines = [l for l in lines if not l.startswith("trace ")]
+    lines += ["trace window 5 lost 0",
+              "trace entry 900 1 0xffffffff801116e2",
+              "trace exit 900 1 0xffffffff801116e2 0x60"]
+    spin = kvm_stall.loop_reader("elf", fake_objdump(SPIN))
+    text = kvm_stall.stall_summary(
+        "shimk: warning: TLB flush: CPUs 1 silent for 5000 ms; sending",
+        lines, RANGES, loop_at=spin)
+    none = kvm_stall.stall_summary("TLB flush: CPUs 2 silent for 5000 ms",
+                                   lines, RANGES)
+    return ("vCPU1 running in a one-block loop" in text and
+            "KVM entered it 900 times in 5 s" in text and
+            "interrupts off in its last sample" in text and
+            none == "vCPU2: no sample" and
+            kvm_stall.cpu_list("0,2-3") == [0, 2, 3] and
+            kvm_stall.cpu_list("x") == [])
 
 
 if __name__ == "__main__":

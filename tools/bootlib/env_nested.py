@@ -105,6 +105,12 @@ class KvmNestedEnv(Env):
         self.l2_rc = None
         self.exit_code = None
         self.dump = None
+        # L1's sample of L2 a few seconds into a stalled shootdown:
+        # shimk's warning line, then the kvm-dump lines (None: none).
+        self.stall_warning = None
+        self.stall = None
+        self.stall_open = False
+        self.stall_said = False     # the verdict carries it already
         self.l1_panic = None
         self.l1_errors = []
         self.retry_reason = None
@@ -267,7 +273,9 @@ class KvmNestedEnv(Env):
             run.guest_line(text[len(L2_PREFIX):])
             return
         if text.startswith(DUMP_PREFIX):
-            if self.dump is not None:
+            if self.stall_open:
+                self.stall.append(text[len(DUMP_PREFIX):])
+            elif self.dump is not None:
                 self.dump.append(text[len(DUMP_PREFIX):])
             return
         self.l1_line(RUN_RE.match(text).group(1))
@@ -286,6 +294,14 @@ class KvmNestedEnv(Env):
         m = EXIT_RE.match(what)
         if m:
             self.exit_code = int(m.group(1))
+            return
+        if what.startswith("stall sample follows: "):
+            self.stall_warning = what[len("stall sample follows: "):]
+            self.stall = []
+            self.stall_open = True
+            return
+        if what == "stall sample end":
+            self.stall_open = False
             return
         if what.startswith("l2 state follows") or \
                 what.startswith("no progress"):
@@ -379,7 +395,8 @@ class KvmNestedEnv(Env):
     def diagnosis(self, run, what="shimk stuck"):
         text, l0_fault = kvm_stall.diagnose(
             self.dump or [], kvm_stall.exec_ranges(ELF), symbolizer(ELF),
-            what, memory=self.memory(run), code_at=kvm_stall.code_reader(ELF))
+            what, memory=self.memory(run), code_at=kvm_stall.code_reader(ELF),
+            loop_at=kvm_stall.loop_reader(ELF))
         if l0_fault:
             self.retry_reason = text
         return text
@@ -544,9 +561,24 @@ class KvmNestedEnv(Env):
                 why += "; shimk's tests had finished (%s) but its exit " \
                        "did not arrive" % run.finished()
             return 2, why
-        return console.judge(run, self.l2_rc, None, self.timeout)
+        rc, why = console.judge(run, self.l2_rc, None, self.timeout)
+        if rc == 2 and self.stall is not None:
+            why += "; while CPUs were silent to a flush, L1 saw: %s" % (
+                self.stall_text())
+            self.stall_said = True
+        return rc, why
+
+    def stall_text(self):
+        return kvm_stall.stall_summary(self.stall_warning, self.stall,
+                                       kvm_stall.exec_ranges(ELF),
+                                       symbolizer(ELF),
+                                       kvm_stall.code_reader(ELF),
+                                       kvm_stall.loop_reader(ELF))
 
     def report(self, run, rc, killed):
+        if self.stall is not None and not self.stall_said:
+            note("while CPUs were silent to a flush, L1 saw: %s"
+                 % self.stall_text())
         for err in self.l1_errors:
             note("L1: %s" % err)
         super().report(run, rc, killed)

@@ -42,6 +42,7 @@
 
 import re
 import struct
+import subprocess
 
 from bootlib import svm_probe
 
@@ -261,6 +262,78 @@ def jumps_to_itself(code):
     return False
 
 
+_INSN_RE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s*(.*)$")
+# Control transfers (AT&T mnemonics as objdump prints them).
+_BRANCH_RE = re.compile(r"^(?:j[a-z]+|loop[a-z]*|call[a-z]*|ret[a-z]*|"
+                        r"iret[a-z]*|sysret[a-z]*|hlt|int[0-9a-z]*|ud2|"
+                        r"syscall|sysenter|vm[a-z]+)$")
+_TARGET_RE = re.compile(r"^([0-9a-f]+)\b")
+# How far back a loop's head may lie from the RIP seen, and how much
+# straight-line code a block may hold, in bytes.
+LOOP_SPAN = 64
+
+
+def loop_reader(elf_path, objdump="objdump"):
+    """rip -> whether rip lies in a loop that is one straight-line block.
+
+    Such a loop (cpu_relax() in a for (;;), or a poll "1: pause; cmp;
+    je 1b") ends in a branch back to its head, with no other branch in
+    it. QEMU's TCG, which runs L2's code under the emulated SVM here,
+    takes interrupts only between its translated blocks, so every KVM
+    exit and entry of such a loop can fall at one RIP, as in an L0
+    livelock, although the loop retires instructions: it is shimk's.
+    Decoded with binutils' objdump from shimk's ELF; False where it
+    cannot tell.
+    """
+    cache = {}
+
+    def decode(start, end):
+        try:
+            out = subprocess.run(
+                [objdump, "-d", "--no-show-raw-insn",
+                 "--start-address=%#x" % start, "--stop-address=%#x" % end,
+                 elf_path], capture_output=True, text=True, timeout=30,
+                check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+        insns = []
+        for line in out.splitlines():
+            m = _INSN_RE.match(line)
+            if m and not m.group(2).endswith(">:"):
+                insns.append((int(m.group(1), 16), m.group(2),
+                              m.group(3)))
+        return insns
+
+    def straight(insns, start, rip):
+        """The instructions from start decode onto rip with no branch
+        before it."""
+        for addr, mnem, _ in insns:
+            if addr == rip:
+                return True
+            if addr > rip or _BRANCH_RE.match(mnem):
+                return False
+        return False
+
+    def loop_at(rip):
+        if rip in cache:
+            return cache[rip]
+        cache[rip] = False
+        insns = decode(rip, rip + LOOP_SPAN)
+        for addr, mnem, ops in insns:
+            if not _BRANCH_RE.match(mnem):
+                continue
+            m = _TARGET_RE.match(ops)
+            if not m or not mnem.startswith(("j", "loop")):
+                break
+            head = int(m.group(1), 16)
+            if head == rip or (rip - LOOP_SPAN <= head < rip and
+                               straight(decode(head, rip + 1), head, rip)):
+                cache[rip] = True
+            break
+        return cache[rip]
+    return loop_at
+
+
 def parse(lines):
     """A Dump from L1's report (the lines after "kvm-dump| ")."""
     d = Dump()
@@ -421,7 +494,7 @@ def _hex_rip(rip, symbolize, ranges):
     return "%#x%s" % (rip, " (%s)" % sym if sym else "")
 
 
-def vcpu_motion(d, ranges, symbolize=None, code_at=None):
+def vcpu_motion(d, ranges, symbolize=None, code_at=None, loop_at=None):
     """{vCPU: (kind, text)} from the samples and the trace.
 
     kind: "livelock", "loop" (shimk's, the RIPs seen), "halted",
@@ -502,6 +575,12 @@ def vcpu_motion(d, ranges, symbolize=None, code_at=None):
             out[n] = ("loop", "vCPU%d spinning on a jump to itself at %s"
                       % (n, here))
             continue
+        if loop_at and loop_at(rip):
+            out[n] = ("loop", "vCPU%d running in a one-block loop at %s "
+                      "(KVM entered it %d times there: TCG takes "
+                      "interrupts between blocks)"
+                      % (n, here, t.nr_entries()))
+            continue
         reasons = ", ".join("%s %d" % kv for kv in t.reasons()[:3])
         secs = t.seconds() or d.traced
         out[n] = ("livelock", "L0 livelock: vCPU%d entered %d times in "
@@ -512,6 +591,58 @@ def vcpu_motion(d, ranges, symbolize=None, code_at=None):
                      len(seq), over,
                      "; %d trace events lost" % d.lost if d.lost else ""))
     return out
+
+
+_SILENT_CPUS_RE = re.compile(r"TLB flush: CPUs (\S+) silent for")
+
+
+def cpu_list(text):
+    """shimk's CPU list ("0,2-3") as a sorted list of numbers."""
+    out = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            return []
+        out += range(int(lo), int(hi or lo) + 1)
+    return sorted(set(out))
+
+
+def stall_summary(warning, lines, ranges, symbolize=None, code_at=None,
+                  loop_at=None):
+    """What L1 saw of a shootdown's silent targets while L2 still ran.
+
+    warning: shimk's "TLB flush: CPUs N silent for ..." line; lines: the
+    stall sample (kvm-dump lines of L1's watch, L2 not stopped). shimk's
+    CPU n is vCPU n here (QEMU's MADT lists the vCPUs in order, and
+    shimk numbers them as it finds them). For each silent target: how
+    often KVM entered it in the traced seconds, where its samples were,
+    and whether its interrupts were on: a vCPU KVM did not enter is one
+    its L0 held off; one that ran with interrupts off is deaf in shimk.
+    """
+    m = _SILENT_CPUS_RE.search(warning)
+    targets = cpu_list(m.group(1)) if m else []
+    d = parse(lines)
+    motion = vcpu_motion(d, ranges, symbolize, code_at, loop_at)
+    vcpus = d.vcpus()
+    out = []
+    for n in targets:
+        v = vcpus.get(n)
+        if v is None or v.rip is None:
+            out.append("vCPU%d: no sample" % n)
+            continue
+        t = d.trace.get(n)
+        if d.traced is None:
+            entered = "no trace of KVM's entries"
+        else:
+            entered = "KVM entered it %d times in %d s" % (
+                t.nr_entries() if t else 0, d.traced)
+        text = motion.get(n, (None, "vCPU%d at %s" % (
+            n, _hex_rip(v.rip, symbolize, ranges))))[1]
+        out.append("%s; %s; interrupts %s in its last sample" % (
+            text, entered, "on" if v.rflags & RFLAGS_IF else "off"))
+    if not targets:
+        return "no silent CPU named in '%s'" % warning.strip()
+    return "; ".join(out)
 
 
 def _rate(d):
@@ -532,7 +663,8 @@ def _memory_note(memory):
 
 
 def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
-             l1_stuck=0, memory=None, code_at=None, l1_lockup=None):
+             l1_stuck=0, memory=None, code_at=None, l1_lockup=None,
+             loop_at=None):
     """(text, l0_fault) for a silent or shut down L2.
 
     ranges: shimk's code, as exec_ranges() of its ELF gives them.
@@ -586,7 +718,7 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
                     "(RIP %#x CPL %d CR3 %#x): the world switch of the "
                     "outer emulation failed%s"
                     % (v.n, v.rip, v.cpl, v.cr3 or 0, rate)), True
-    motion = vcpu_motion(d, ranges, symbolize, code_at)
+    motion = vcpu_motion(d, ranges, symbolize, code_at, loop_at)
     locked = [text for kind, text in motion.values() if kind == "livelock"]
     if locked:
         others = "; ".join(t for k, t in motion.values() if k != "livelock")

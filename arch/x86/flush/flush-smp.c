@@ -69,6 +69,12 @@ void flush_smp_init(void)
  * shimk bug) or none (stopped, or never run by the L0).
  */
 #define ACK_STALL_ROUNDS 12
+/*
+ * A line every few rounds while the wait goes on: the environments'
+ * silence bounds (60 s nested, docs/kvm-nested.md) must not end the run
+ * before this wait's own verdict, which is the better evidence.
+ */
+#define ACK_SAY_ROUNDS 3
 
 /* pv-yield=: yield to a target the L0 holds off (asm/flush-yield.h). */
 static bool opt_pv_yield = true;
@@ -140,6 +146,11 @@ static void wait_acks(struct cpu_info *ci)
             for_each_cpu ( cpu, &cpu_online_mask )
                 taken[cpu] = READ_ONCE(cpu_infos[cpu]->irqs_taken);
         }
+        if ( rounds && rounds < ACK_STALL_ROUNDS &&
+             !(rounds % ACK_SAY_ROUNDS) )
+            pr_warn("TLB flush: CPUs %s still silent after %u ms (the IPI "
+                    "sent %u times)\n", who, WAIT_BOUND_MS * (rounds + 1),
+                    rounds + 1);
         if ( ++rounds > ACK_STALL_ROUNDS )
         {
             unsigned int moved = 0;
@@ -151,7 +162,8 @@ static void wait_acks(struct cpu_info *ci)
                   "meanwhile (%s)", who, WAIT_BOUND_MS * ACK_STALL_ROUNDS,
                   rounds, moved,
                   moved ? "running, our request ignored"
-                        : "stopped, or never run by the L0");
+                        : "interrupts off, or not run by the L0: where "
+                          "each stopped follows");
         }
         for_each_cpu ( cpu, &ci->flush_req.pending )
         {
