@@ -11,3 +11,4 @@ obj-$(CONFIG_GUEST_XEN) += guest/xen/xs-wire.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/xenstore.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/control-parse.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/control.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/suspend.o

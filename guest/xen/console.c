@@ -81,7 +81,8 @@ static uint64_t console_pfn, console_evtchn;
 void xen_console_reserve(struct boot_info *bi)
 {
     /* Keep the ring page out of the frame allocator's hands. */
-    if ( !xen_hvm_get_param(HVM_PARAM_CONSOLE_PFN, &console_pfn) && console_pfn )
+    if ( !xen_hvm_get_param(HVM_PARAM_CONSOLE_PFN, &console_pfn) &&
+         console_pfn )
         boot_info_reserve(bi, PFN_PHYS(console_pfn), PAGE_SIZE);
     else
         console_pfn = 0;
@@ -111,4 +112,23 @@ void xen_console_init(bool domu)
     port = (evtchn_port_t)console_evtchn;
     /* Everything printed so far goes out first: nothing is lost. */
     console_register_replay(&pv_sink);
+}
+
+/*
+ * After a resume in a new domain: the ring stays at its frame (the
+ * toolstack restores the HVM params), its event channel is a new port.
+ */
+void xen_console_resume(void)
+{
+    if ( !ring )
+        return;
+    if ( xen_hvm_get_param(HVM_PARAM_CONSOLE_EVTCHN, &console_evtchn) ||
+         !console_evtchn )
+    {
+        /* Without a port nothing kicks xenconsoled: stop writing. */
+        stuck = true;
+        return;
+    }
+    port = (evtchn_port_t)console_evtchn;
+    stuck = false;
 }

@@ -8,9 +8,9 @@
 /*
  * The words libxl writes (libxl_domain.c): poweroff, reboot, suspend;
  * "halt" from older toolstacks and xenstore-write users, which Linux
- * takes as poweroff; s3 and s4 are feature words only.  suspend stays
- * unsupported until shimk has a resume path for every backend: taking
- * it now would lose the L0 state a resume must re-establish.
+ * takes as poweroff; s3 and s4 (ACPI sleep states of HVM guests with a
+ * device model) are not shimk's: a PVH domain has no ACPI to put to
+ * sleep.
  */
 static const struct
 {
@@ -21,12 +21,13 @@ static const struct
     { "poweroff", XEN_CONTROL_POWEROFF },
     { "halt", XEN_CONTROL_POWEROFF },
     { "reboot", XEN_CONTROL_REBOOT },
-    { "suspend", XEN_CONTROL_UNSUPPORTED },
+    { "suspend", XEN_CONTROL_SUSPEND },
     { "s3", XEN_CONTROL_UNSUPPORTED },
     { "s4", XEN_CONTROL_UNSUPPORTED },
 };
 
-const char *const xen_control_features[] = { "poweroff", "reboot", NULL };
+const char *const xen_control_features[] = { "poweroff", "reboot", "suspend",
+                                             NULL };
 
 enum xen_control_action xen_control_parse(const char *value)
 {
@@ -46,6 +47,8 @@ const char *xen_control_name(enum xen_control_action a)
         return "poweroff";
     case XEN_CONTROL_REBOOT:
         return "reboot";
+    case XEN_CONTROL_SUSPEND:
+        return "suspend";
     case XEN_CONTROL_UNSUPPORTED:
         return "unsupported";
     case XEN_CONTROL_UNKNOWN:

@@ -2,6 +2,7 @@
 /* The Xen control client: watch control/shutdown, do what each word asks. */
 
 #include <guest/xen-control.h>
+#include <guest/xen.h>
 #include <guest/xenstore.h>
 #include <shimk/cmdline.h>
 #include <shimk/errno.h>
@@ -55,8 +56,29 @@ static void advertise(void)
             list[0] ? list : "none");
 }
 
-/* Read the node and do what it says; returns only when that is nothing. */
-static void handle_request(void)
+/* Advertise and watch: at start, and again in the new domain of a resume. */
+static int control_connect(void)
+{
+    int rc;
+
+    advertise();
+    /* xenstored fires a new watch once at once: the first read is then. */
+    rc = xs_watch(CONTROL_NODE, CONTROL_TOKEN);
+    /* Still there: the domain went on, with its store (a checkpoint). */
+    if ( rc == -EEXIST )
+        rc = 0;
+    if ( rc )
+        pr_warn("xen: control: watching %s failed (%s)\n", CONTROL_NODE,
+                errno_name(rc));
+    return rc;
+}
+
+/*
+ * Read the node and do what it says; returns when that is nothing or a
+ * suspend, and then whether the client must connect again (-errno to
+ * stop).
+ */
+static int handle_request(void)
 {
     char value[VALUE_MAX];
     enum xen_control_action a;
@@ -64,31 +86,32 @@ static void handle_request(void)
 
     rc = xs_read(CONTROL_NODE, value, sizeof(value));
     if ( rc == -ENOENT )
-        return;
+        return 0;
     if ( rc )
     {
         pr_warn("xen: control: reading %s failed (%s)\n", CONTROL_NODE,
                 errno_name(rc));
-        return;
+        return 0;
     }
     a = xen_control_parse(value);
     switch ( a )
     {
     case XEN_CONTROL_NONE:
-        return;
+        return 0;
     case XEN_CONTROL_UNSUPPORTED:
         pr_warn("xen: control: '%s' requested: shimk does not support it "
                 "(not advertised); left in %s\n",
                 value, CONTROL_NODE);
-        return;
+        return 0;
     case XEN_CONTROL_UNKNOWN:
         /* The value came from the toolstack: print it, bounded. */
         pr_warn("xen: control: unknown request '%.32s' (%u bytes) in %s: "
                 "ignored\n",
                 value, (unsigned int)strlen(value), CONTROL_NODE);
-        return;
+        return 0;
     case XEN_CONTROL_POWEROFF:
     case XEN_CONTROL_REBOOT:
+    case XEN_CONTROL_SUSPEND:
         break;
     }
     /* Taken: the toolstack now waits for the shutdown itself. */
@@ -98,6 +121,12 @@ static void handle_request(void)
                 CONTROL_NODE, errno_name(rc));
     pr_info("xen: control: %s requested (%s = '%s')\n", xen_control_name(a),
             CONTROL_NODE, value);
+    if ( a == XEN_CONTROL_SUSPEND )
+    {
+        rc = xen_suspend();
+        /* A new domain has a new store: our watch and features are gone. */
+        return rc == 1 ? control_connect() : 0;
+    }
     kernel_stop_requested(a == XEN_CONTROL_REBOOT,
                           "the Xen toolstack (control/shutdown)");
 }
@@ -114,14 +143,8 @@ static void control_thread(void *arg)
                 errno_name(rc));
         return;
     }
-    advertise();
-    /* xenstored fires a new watch once at once: the first read is then. */
-    if ( (rc = xs_watch(CONTROL_NODE, CONTROL_TOKEN)) )
-    {
-        pr_warn("xen: control: watching %s failed (%s)\n", CONTROL_NODE,
-                errno_name(rc));
+    if ( control_connect() )
         return;
-    }
     for ( ;; )
     {
         rc = xs_wait_event(1000, path, sizeof(path));
@@ -130,8 +153,8 @@ static void control_thread(void *arg)
             pr_warn("xen: control: the watch ended (%s)\n", errno_name(rc));
             return;
         }
-        if ( rc && !strcmp(path, CONTROL_NODE) )
-            handle_request();
+        if ( rc && !strcmp(path, CONTROL_NODE) && handle_request() < 0 )
+            return;
     }
 }
 

@@ -154,6 +154,14 @@ static int place_vcpu_info(unsigned int cpu, unsigned int vcpu)
         vinfo[cpu] = &shinfo->vcpu_info[vcpu];
         return 0;
     }
+    /* After a resume: the frame registered before, registered again. */
+    if ( vinfo[cpu] )
+    {
+        reg.mfn = virt_to_phys(vinfo[cpu]) >> PAGE_SHIFT;
+        rc = xen_hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_register_vcpu_info,
+                            vcpu, &reg);
+        return rc ? fail("VCPUOP_register_vcpu_info", rc) : 0;
+    }
     /* It may not cross a page (vcpu.h): a frame of its own. */
     if ( !(pa = frame_try_alloc()) )
         return fail("a frame for vcpu_info", -ENOMEM);
@@ -246,6 +254,40 @@ int xen_evtchn_setup(void)
     for ( unsigned int i = 0; i < EVTCHN_2L_WORDS; i++ )
         __atomic_store_n(&shinfo->evtchn_mask[i], ~0UL, __ATOMIC_SEQ_CST);
     set_vector_handler(XEN_UPCALL_VECTOR, xen_upcall);
+    return xen_evtchn_cpu_setup();
+}
+
+bool xen_evtchn_mapped(void)
+{
+    return shinfo != NULL;
+}
+
+/*
+ * After a suspend that Xen resumed in a new domain (guest/xen/suspend.c),
+ * on the boot CPU with every other CPU parked: shared info is mapped
+ * again at its old frame (the restored frame is plain RAM now, and the
+ * new page's masks are clear), every port is masked, and the old port
+ * table is forgotten, since no port of the old domain exists.  Each CPU
+ * then binds its own again with xen_evtchn_cpu_setup().
+ */
+int xen_evtchn_resume(void)
+{
+    struct xen_add_to_physmap map = {
+        .domid = DOMID_SELF,
+        .space = XENMAPSPACE_shared_info,
+        .idx = 0,
+    };
+    long rc;
+
+    if ( !shinfo )
+        return 0;
+    memset(&table, 0, sizeof(table));
+    map.gpfn = virt_to_phys(shinfo) >> PAGE_SHIFT;
+    rc = xen_hypercall2(__HYPERVISOR_memory_op, XENMEM_add_to_physmap, &map);
+    if ( rc )
+        return fail("XENMEM_add_to_physmap(shared_info) at resume", rc);
+    for ( unsigned int i = 0; i < EVTCHN_2L_WORDS; i++ )
+        __atomic_store_n(&shinfo->evtchn_mask[i], ~0UL, __ATOMIC_SEQ_CST);
     return xen_evtchn_cpu_setup();
 }
 

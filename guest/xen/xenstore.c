@@ -309,6 +309,24 @@ int xs_wait_event(uint64_t ms, char *path, size_t size)
     }
 }
 
+int xs_resume(void)
+{
+    uint64_t pfn;
+
+    if ( !intf )
+        return -ENODEV;
+    if ( xen_hvm_get_param(HVM_PARAM_STORE_PFN, &pfn) || pfn != store_pfn ||
+         xen_hvm_get_param(HVM_PARAM_STORE_EVTCHN, &store_evtchn) ||
+         !store_evtchn )
+        return stop(-ENODEV, "no ring at the old frame after the resume");
+    port = (evtchn_port_t)store_evtchn;
+    /* Whatever was half read belonged to the old connection. */
+    memset(&rx, 0, sizeof(rx));
+    queue_len = 0;
+    broken = false;
+    return 0;
+}
+
 void xs_counts(uint64_t *replies, uint64_t *events, uint64_t *bad)
 {
     *replies = nr_replies;

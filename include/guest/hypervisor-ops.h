@@ -65,7 +65,11 @@ struct hypervisor_ops
      * -errno; NULL where cpu_up is.
      */
     int (*cpu_down)(unsigned int acpi_uid);
-    /* After a suspend/resume (none happen in shimk today: issue 29). */
+    /*
+     * After a suspend/resume: not called yet.  Xen's resume is
+     * guest/xen/suspend.c's, run by its control client; KVM and
+     * Hyper-V have none (docs/lifecycle.md).
+     */
     void (*resume)(void);
     /*
      * Flush the TLBs of the CPUs in *mask (never the caller's own: that

@@ -18,6 +18,7 @@ enum xen_control_action
     XEN_CONTROL_NONE,        /* "": nothing asked (or our own ack) */
     XEN_CONTROL_POWEROFF,    /* "poweroff", and "halt" as Linux takes it */
     XEN_CONTROL_REBOOT,      /* "reboot": the domain's on_reboot applies */
+    XEN_CONTROL_SUSPEND,     /* "suspend": xl save, xl migrate */
     XEN_CONTROL_UNSUPPORTED, /* a word Xen defines that shimk does not do */
     XEN_CONTROL_UNKNOWN,     /* anything else: warned, left in place */
 };

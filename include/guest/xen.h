@@ -54,6 +54,18 @@ void xen_store_reserve(struct boot_info *bi);
 /* After mm_init: register the PV console sink (default in a domU). */
 void xen_console_init(bool domu);
 
+/* After a resume in a new domain: the console ring's new port. */
+void xen_console_resume(void);
+
+/*
+ * Xen's cooperative suspend (guest/xen/suspend.c), from thread context
+ * on the boot CPU: park the other CPUs, SCHEDOP_shutdown with
+ * SHUTDOWN_suspend, and re-establish every piece of L0 state when Xen
+ * resumes the domain.  1: resumed in a new domain (restore, migration);
+ * 0: cancelled (the old domain goes on, nothing lost); -errno: not done.
+ */
+int xen_suspend(void);
+
 /*
  * VCPUOP_initialise + VCPUOP_up of vCPU vcpu in long mode (guest/
  * xen/vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.
@@ -74,6 +86,9 @@ bool xen_is_dom0(void);
  */
 int xen_evtchn_setup(void);
 int xen_evtchn_cpu_setup(void);
+int xen_evtchn_resume(void);
+/* Shared info mapped and XEN_UPCALL_VECTOR's handler in place. */
+bool xen_evtchn_mapped(void);
 void xen_evtchn_smp_ready(void);
 bool xen_evtchn_ipi_usable(void);
 int xen_send_ipi_event(const cpumask_t *mask, unsigned int vector);

@@ -34,6 +34,12 @@ int xs_watch(const char *path, const char *token);
  */
 int xs_wait_event(uint64_t ms, char *path, size_t size);
 
+/*
+ * After a resume in a new domain: the same ring frame, a new event
+ * channel, no watches (the caller registers its own again).
+ */
+int xs_resume(void);
+
 /* Counts for the console: replies, watch events, malformed messages. */
 void xs_counts(uint64_t *replies, uint64_t *events, uint64_t *bad);
 

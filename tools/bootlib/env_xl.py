@@ -73,7 +73,8 @@ XL_REASON_CODE = {"poweroff": 0, "reboot": 1, "crash": 2}
 # tools/boot --lifecycle: what dom0 does to the running domU, in order
 # (tools/xl-dom0-init, lifecycle_poll), and its report of each:
 # "lifecycle <step> rc <N> at <S> s: <xl's last line>".
-LIFECYCLE_STEPS = ("shutdown", "reboot")
+LIFECYCLE_STEPS = ("shutdown", "reboot", "save-restore", "migrate")
+XL_RESUMED_RE = re.compile(r"^lifecycle resumed after (\d+) s$")
 # The boot summary's start (docs/design.md#boot-summary), counted.
 BOOT_SUMMARY_RE = re.compile(r"^(?:\(d\d+\) )?shimk: boot hv=")
 XL_LIFECYCLE_RE = re.compile(r"^lifecycle (\S+) rc (\d+) at (\d+) s: ?(.*)$")
@@ -206,6 +207,7 @@ class XlEnv(XenEnv):
         self.dump_holes = []
         # --lifecycle: dom0's report of each step, (step, rc, seconds).
         self.lifecycle_done = []
+        self.lifecycle_resumed = []  # s from each save to shimk's resume
         # shimk's boot summaries on the domU's console: one per boot.
         self.boots = 0
         # dom0's uptime by which the domU must be gone, then the peer.
@@ -256,6 +258,9 @@ class XlEnv(XenEnv):
     def qemu_memory(self):
         # The peer comes after shimk's domU is gone, in the same room.
         domu = peer.peer_mem(self.mem) if self.peer.wanted else self.mem
+        if "migrate" in getattr(self.a, "lifecycle", ()):
+            # The receiving domain is built while the sender still runs.
+            domu += self.mem
         return XL_DOM0_MEM_MIB + domu + XL_QEMU_EXTRA_MIB
 
     def qemu_cpus(self):
@@ -381,6 +386,11 @@ class XlEnv(XenEnv):
         elif XL_DUMP_OK_RE.match(what):
             self.read_dump(run, *(int(x) for x in
                                   XL_DUMP_OK_RE.match(what).groups()))
+        elif XL_RESUMED_RE.match(what):
+            self.lifecycle_resumed.append(int(XL_RESUMED_RE.match(
+                what).group(1)))
+            note("lifecycle: shimk resumed %s s after the save began"
+                 % self.lifecycle_resumed[-1])
         elif XL_LIFECYCLE_RE.match(what):
             step, rc, at, last = XL_LIFECYCLE_RE.match(what).groups()
             self.lifecycle_done.append((step, int(rc), int(at)))
@@ -660,9 +670,16 @@ class XlEnv(XenEnv):
         for step, rc, _ in self.lifecycle_done:
             if rc:
                 return "lifecycle: xl %s failed (rc %d)" % (step, rc)
+        if reason == "crash":
+            # shimk's panic: the verdict below names it.
+            return None
         if reason != "poweroff":
-            return ("lifecycle: the domain ended with reason %s, not the "
-                    "poweroff xl shutdown asked" % reason)
+            return ("lifecycle: the domain ended with reason %s, not "
+                    "poweroff" % reason)
+        saves = want.count("save-restore") + want.count("migrate")
+        if len(self.lifecycle_resumed) != saves:
+            return ("lifecycle: shimk resumed %d times after %d saves"
+                    % (len(self.lifecycle_resumed), saves))
         boots = 1 + want.count("reboot")
         if self.boots != boots:
             return ("lifecycle: %d boots of shimk on the domain's console, "
