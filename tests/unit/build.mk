@@ -33,7 +33,8 @@ UNIT_SCRIPTS := tests/unit/test-xen-stall.py tests/unit/test-kvm-stall.py \
                 tests/unit/test-l0-rates.py tests/unit/test-docs.py \
                 tests/unit/test-lost-expiry.py tests/unit/test-demo.py \
                 tests/unit/test-matrix.py tests/unit/test-tlbb.py \
-                tests/unit/test-fences.py tests/unit/test-model.py
+                tests/unit/test-fences.py tests/unit/test-model.py \
+                tests/unit/test-lifecycle.py
 
 define unit-rule
 $(UNIT_DIR)/test-$(1): $$(unit-$(1)-src) $(CONFIG_H) $$(UNIT_HDRS) \

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+# tools/bootlib/env_xl.py's --lifecycle verdict and the matrix key (TAP).
+
+import os
+import sys
+import types
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+sys.path.insert(0, HERE)
+from bootlib import env_xl, matrix  # noqa: E402
+from pytap import case  # noqa: E402
+import pytap  # noqa: E402
+
+
+def env(steps, done, resumed=(), boots=1):
+    """An XlEnv with only what lifecycle_verdict reads."""
+    e = env_xl.XlEnv.__new__(env_xl.XlEnv)
+    e.a = types.SimpleNamespace(lifecycle=list(steps))
+    e.lifecycle_done = [(s, rc, 5) for s, rc in done]
+    e.lifecycle_resumed = list(resumed)
+    e.boots = boots
+    return e
+
+
+@case
+def every_step_done_and_a_poweroff_passes():
+    return (env(["reboot", "save-restore", "shutdown"],
+                [("reboot", 0), ("save-restore", 0), ("shutdown", 0)],
+                resumed=[7], boots=2).lifecycle_verdict("poweroff") is None
+            and env([], []).lifecycle_verdict("reboot") is None)
+
+
+@case
+def a_step_not_done_or_failed_fails():
+    missing = env(["reboot", "shutdown"], [("reboot", 0)], boots=2)
+    failed = env(["shutdown"], [("shutdown", 1)])
+    return ("dom0 did reboot" in missing.lifecycle_verdict("poweroff") and
+            "xl shutdown failed (rc 1)" in
+            failed.lifecycle_verdict("poweroff"))
+
+
+@case
+def a_save_needs_shimks_resume():
+    e = env(["migrate"], [("migrate", 0)])
+    return "resumed 0 times after 1 saves" in e.lifecycle_verdict("poweroff")
+
+
+@case
+def a_reboot_needs_a_second_boot():
+    e = env(["reboot", "shutdown"], [("reboot", 0), ("shutdown", 0)])
+    return "1 boots of shimk" in e.lifecycle_verdict("poweroff")
+
+
+@case
+def the_end_must_be_a_poweroff_or_shimks_panic():
+    e = env(["save-restore"], [("save-restore", 0)], resumed=[3])
+    return ("reason suspend, not poweroff" in e.lifecycle_verdict("suspend")
+            and e.lifecycle_verdict("crash") is None)
+
+
+@case
+def the_matrix_key_is_xl_only_and_reaches_tools_boot():
+    r = matrix.parse("[a]\nenv = xl\nlifecycle = reboot,shutdown\n",
+                     "t.ini")[0]
+    try:
+        matrix.parse("[a]\nenv = xen\nlifecycle = shutdown\n", "t.ini")
+    except matrix.MatrixError:
+        return r.boot_cmd("l")[-2:] == ["--lifecycle", "reboot,shutdown"]
+    return False
+
+
+if __name__ == "__main__":
+    sys.exit(pytap.main())
