@@ -504,5 +504,25 @@ def a_stall_sample_names_each_silent_target():
             kvm_stall.cpu_list("x") == [])
 
 
+
+@case
+def a_silent_target_in_l1s_state_is_the_l0s_fault():
+    # Seen in a fresh root's kvm-nested-detector: the silent vCPU0 at
+    # L1's kvm_amd address after VMRUN, 58,175 entries with NPF exits.
+    l1 = 0xffffffffc035113c
+    lines = [l for l in synth(l1, [("entry", 58175, l1),
+                                   ("exit", 58175, l1, "0x400")])]
+    warn = "TLB flush: CPUs 0 silent for 5000 ms; sending the IPI again"
+    fault = kvm_stall.stall_fault(warn, lines, RANGES)
+    mine = kvm_stall.stall_fault(warn, synth(STUCK, []), RANGES)
+    other = kvm_stall.stall_fault(warn.replace("CPUs 0", "CPUs 1"), lines,
+                                  RANGES)
+    return (fault is not None and fault.startswith(
+        "L0 fault: L2 vCPU0, silent to a shootdown, held a state that is "
+        "not shimk's in all 5 samples (RIP 0xffffffffc035113c") and
+        "entered it 58175 times" in fault and mine is None and
+        other is None)
+
+
 if __name__ == "__main__":
     sys.exit(pytap.main())

@@ -563,9 +563,17 @@ class KvmNestedEnv(Env):
             return 2, why
         rc, why = console.judge(run, self.l2_rc, None, self.timeout)
         if rc == 2 and self.stall is not None:
+            fault = kvm_stall.stall_fault(
+                self.stall_warning, self.stall, kvm_stall.exec_ranges(ELF),
+                kvm_stall.code_reader(ELF), kvm_stall.loop_reader(ELF))
+            self.stall_said = True
+            if fault:
+                # shimk's panic is the wait's verdict on a target that
+                # its L0 never let answer: the L0's fault, shown.
+                self.retry_reason = "%s (then shimk: %s)" % (fault, why)
+                return 2, self.retry_reason
             why += "; while CPUs were silent to a flush, L1 saw: %s" % (
                 self.stall_text())
-            self.stall_said = True
         return rc, why
 
     def stall_text(self):

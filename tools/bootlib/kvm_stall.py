@@ -662,6 +662,45 @@ def _memory_note(memory):
     return "; memory: %s" % memory.finding()
 
 
+def _ours(v, ranges):
+    """Could this vCPU state be shimk's? Without paging, a vCPU shimk has
+    not started yet (still in the firmware's wait for INIT-SIPI); at CPL
+    3 one of its tasks; else its RIP must be in shimk's code."""
+    if v.cr0 is None or not v.cr0 & CR0_PG or v.cpl == 3:
+        return True
+    return any(lo <= v.rip < hi for lo, hi in ranges)
+
+
+def stall_fault(warning, lines, ranges, code_at=None, loop_at=None):
+    """The L0 fault the stall sample proves, as text, or None.
+
+    A silent flush target whose every sample holds a state that is not
+    shimk's (L1's own registers seen through a failed world switch of
+    the outer emulation), or that KVM keeps entering without letting it
+    retire an instruction (vcpu_motion's livelock), is one the L0 kept
+    from answering: the shootdown's panic that follows is its doing.
+    """
+    m = _SILENT_CPUS_RE.search(warning)
+    targets = cpu_list(m.group(1)) if m else []
+    d = parse(lines)
+    motion = vcpu_motion(d, ranges, None, code_at, loop_at)
+    for n in targets:
+        seq = [s.vcpus[n] for s in d.samples
+               if n in s.vcpus and s.vcpus[n].rip is not None]
+        t = d.trace.get(n)
+        entries = t.nr_entries() if t else 0
+        if seq and not any(_ours(v, ranges) for v in seq):
+            v = seq[-1]
+            return ("L0 fault: L2 vCPU%d, silent to a shootdown, held a "
+                    "state that is not shimk's in all %d samples (RIP %#x "
+                    "CPL %d CR3 %#x) while KVM entered it %d times: the "
+                    "world switch of the outer emulation failed"
+                    % (n, len(seq), v.rip, v.cpl, v.cr3 or 0, entries))
+        if motion.get(n, ("",))[0] == "livelock":
+            return "%s, a target silent to a shootdown" % motion[n][1]
+    return None
+
+
 def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
              l1_stuck=0, memory=None, code_at=None, l1_lockup=None,
              loop_at=None):
@@ -703,17 +742,10 @@ def diagnose(lines, ranges, symbolize=None, what="shimk stuck",
     if shut:
         return _shutdown(d, shut[0], ranges, symbolize, what, memory, rate)
 
-    def ours(v):
-        # Without paging, a vCPU shimk has not started yet (still in the
-        # firmware's wait for INIT-SIPI); at CPL 3 one of its tasks.
-        if v.cr0 is None or not v.cr0 & CR0_PG or v.cpl == 3:
-            return True
-        return any(lo <= v.rip < hi for lo, hi in ranges)
-
     known = [v for v in sorted(vcpus.values(), key=lambda v: v.n)
              if v.rip is not None]
     for v in known:
-        if not ours(v):
+        if not _ours(v, ranges):
             return ("L0 fault: L2 vCPU%d holds a state that is not shimk's "
                     "(RIP %#x CPL %d CR3 %#x): the world switch of the "
                     "outer emulation failed%s"
