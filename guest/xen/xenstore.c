@@ -217,8 +217,8 @@ static int talk(uint32_t type, const char *const *parts, unsigned int n,
             nr_bad++;
             pr_warn("xenstore: a reply to request %u, not %u: dropped\n",
                     rx.msg.hdr.req_id, id);
-            continue;
         }
+        /* Bounded even while a hostile store streams stray replies. */
         if ( rdtsc() - start > ms_to_cycles(XS_REPLY_MS) )
         {
             pr_warn("xenstore: no reply to request %u (type %u) in %u ms\n", id,
@@ -299,12 +299,13 @@ int xs_wait_event(uint64_t ms, char *path, size_t size)
             pr_warn("xenstore: a reply (request %u) nobody waits for: "
                     "dropped\n",
                     rx.msg.hdr.req_id);
-            continue;
         }
         if ( queue_len )
             continue;
         if ( rdtsc() - start > ms_to_cycles(ms) )
             return 0;
+        if ( rc )
+            continue;
         thread_sleep_us(EVENT_POLL_US);
     }
 }
