@@ -5,6 +5,7 @@ obj-y += guest/cpuid-leaves.o
 obj-y += guest/hypervisor.o
 obj-y += guest/assist-policy.o
 obj-y += guest/flush-fault.o
+obj-y += guest/resume.o
 
 include guest/xen/build.mk
 include guest/kvm/build.mk

@@ -176,6 +176,53 @@ static int hyperv_ap_setup(void)
     return cpu_setup();
 }
 
+/*
+ * hypervisor_ops.resume: what a restored partition must still have.
+ * The guest OS id and hypercall MSRs are partition-wide and the VP
+ * index is the L0's to choose, so each is read back: a hypercall page
+ * no longer enabled at its frame is enabled again (the frame and its
+ * read-only mapping are shimk's own), and a VP index that changed is
+ * taken, since the flush and IPI calls name CPUs by it.  Without
+ * hypercalls there is nothing to keep.
+ */
+static int hyperv_resume(void)
+{
+    struct cpu_info *ci = this_cpu();
+    uint64_t msr, vp;
+
+    if ( !hyperv_hcall_page )
+        return 0;
+    if ( rdmsr_safe(HV_X64_MSR_GUEST_OS_ID, &msr) ||
+         (!msr && wrmsr_safe(HV_X64_MSR_GUEST_OS_ID, SHIMK_GUEST_OS_ID)) )
+        return -ENODEV;
+    if ( rdmsr_safe(HV_X64_MSR_HYPERCALL, &msr) )
+        return -ENODEV;
+    if ( !(msr & HV_HYPERCALL_ENABLE) ||
+         (msr & PAGE_MASK) != hyperv_hcall_frame )
+    {
+        pr_warn("hyperv: resume: CPU%u: the hypercall page was %#lx, "
+                "enabled again at %#lx\n", ci->cpu, (unsigned long)msr,
+                (unsigned long)hyperv_hcall_frame);
+        msr = (msr & ~PAGE_MASK & ~HV_HYPERCALL_LOCKED) |
+              hyperv_hcall_frame | HV_HYPERCALL_ENABLE;
+        if ( wrmsr_safe(HV_X64_MSR_HYPERCALL, msr) ||
+             rdmsr_safe(HV_X64_MSR_HYPERCALL, &msr) ||
+             !(msr & HV_HYPERCALL_ENABLE) )
+            return -EIO;
+    }
+    if ( ci->hv_vcpu_id == ~0u )
+        return 0;
+    if ( rdmsr_safe(HV_X64_MSR_VP_INDEX, &vp) || vp >= 0xfffffffeull )
+        return -ENODEV;
+    if ( vp != ci->hv_vcpu_id )
+    {
+        pr_warn("hyperv: resume: CPU%u: VP index %u now, was %u\n",
+                ci->cpu, (unsigned int)vp, ci->hv_vcpu_id);
+        ci->hv_vcpu_id = (uint32_t)vp;
+    }
+    return 0;
+}
+
 void hyperv_counts_cpu(unsigned int cpu, struct hyperv_counts *out)
 {
     *out = hv_pcpu[cpu].counts;
@@ -209,6 +256,7 @@ const struct hypervisor_ops hyperv_ops = {
     .null_call = hypervisor_cpuid_exit,
     .setup = hyperv_setup,
     .ap_setup = hyperv_ap_setup,
+    .resume = hyperv_resume,
     .flush_tlb = hyperv_flush_tlb,
     .send_ipi_mask = hyperv_send_ipi_mask,
     .describe = hyperv_describe,

@@ -41,6 +41,22 @@ bool kvm_pv_tlb_flush_usable(uint32_t features, uint32_t hints)
            !((hints >> KVM_HINTS_REALTIME) & 1);
 }
 
+bool kvm_take_stop_flag(struct pvclock_vcpu_time_info *ti)
+{
+    uint8_t was;
+
+    if ( !ti )
+        return false;
+    /*
+     * One atomic read-and-clear of the stop bit alone: KVM rewrites the
+     * other flags at each clock update, and a stop it sets between a
+     * load and a store of ours must not be lost.
+     */
+    was = __atomic_fetch_and(&ti->flags, (uint8_t)~PVCLOCK_GUEST_STOPPED,
+                             __ATOMIC_ACQ_REL);
+    return was & PVCLOCK_GUEST_STOPPED;
+}
+
 unsigned int kvm_flag_preempted(cpumask_t *mask,
                                 struct kvm_steal_time *(*area_of)(unsigned int))
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* KVM backend: steal time, PV TLB flush of preempted vCPUs, PV send-IPI. */
+/* KVM backend: steal time, PV flush of preempted vCPUs, PV IPIs, resume. */
 /* Modelled in tests/model/shootdown.pml (docs/model.md): change both. */
 
 #include <guest/hypervisor.h>
@@ -29,8 +29,11 @@
 static uint32_t features __ro_after_init, hints __ro_after_init;
 static bool use_steal_time __ro_after_init, use_pv_flush __ro_after_init;
 static bool use_pv_ipi __ro_after_init, use_vmmcall __ro_after_init;
-static bool use_sched_yield __ro_after_init;
+static bool use_sched_yield __ro_after_init, use_clock __ro_after_init;
 static struct kvm_steal_time *steal_area[NR_CPUS];
+static paddr_t steal_pa[NR_CPUS];
+static struct pvclock_vcpu_time_info *clock_area[NR_CPUS];
+static paddr_t clock_pa[NR_CPUS];
 
 static struct kvm_steal_time *area_of(unsigned int cpu)
 {
@@ -52,7 +55,41 @@ static int register_steal_time(void)
         return -ENODEV;
     }
     steal_area[smp_processor_id()] = st;
+    steal_pa[smp_processor_id()] = pa;
     return 0;
+}
+
+/*
+ * Register this CPU's kvmclock area (MSR_KVM_SYSTEM_TIME_NEW), only for
+ * its PVCLOCK_GUEST_STOPPED flag: KVM's one word that the VM was stopped
+ * and run on, as after a migration (hypervisor_ops.restarted).
+ */
+static int register_clock(void)
+{
+    struct pvclock_vcpu_time_info *ti = kzalloc(64);
+    paddr_t pa;
+
+    /* 64 bytes, 64-byte aligned: the 32-byte area within one page. */
+    if ( !ti || pt_translate(kernel_root, (vaddr_t)ti, &pa) )
+        return -EFAULT;
+    if ( wrmsr_safe(MSR_KVM_SYSTEM_TIME_NEW, pa | KVM_MSR_ENABLED) )
+    {
+        kfree(ti);
+        return -ENODEV;
+    }
+    clock_area[smp_processor_id()] = ti;
+    clock_pa[smp_processor_id()] = pa;
+    return 0;
+}
+
+static int cpu_setup(void)
+{
+    int rc = use_steal_time ? register_steal_time() : 0;
+
+    if ( use_clock && register_clock() )
+        pr_warn("kvm: CPU%u: kvmclock not registered: a migration goes "
+                "unnoticed on it\n", smp_processor_id());
+    return rc;
 }
 
 static long kvm_hypercall4(unsigned int nr, unsigned long a0,
@@ -84,8 +121,11 @@ static void kvm_setup(void)
     cpuid(hv_info.base + 1, &r);
     features = r.a;
     hints = r.d;
+    use_clock = (features >> KVM_FEATURE_CLOCKSOURCE2) & 1;
     if ( (features >> KVM_FEATURE_STEAL_TIME) & 1 )
         use_steal_time = !register_steal_time();
+    if ( use_clock && register_clock() )
+        use_clock = false;
     use_pv_flush = use_steal_time && kvm_pv_tlb_flush_usable(features, hints);
     use_pv_ipi = (features >> KVM_FEATURE_PV_SEND_IPI) & 1;
     if ( !use_pv_flush )
@@ -101,7 +141,76 @@ static void kvm_setup(void)
 
 static int kvm_ap_setup(void)
 {
-    return use_steal_time ? register_steal_time() : 0;
+    return cpu_setup();
+}
+
+/*
+ * hypervisor_ops.restarted: QEMU sets the flag through
+ * KVM_KVMCLOCK_CTRL on each vCPU whenever the VM runs again after a
+ * stop (kvmclock_vm_state_change()), which a migration's target and a
+ * restored VM do once; KVM keeps it in the area until the guest clears
+ * it (kvm_setup_guest_pvclock() carries a set flag over).
+ */
+static bool kvm_restarted(void)
+{
+    return kvm_take_stop_flag(clock_area[smp_processor_id()]);
+}
+
+/*
+ * One MSR-registered area again: written with its own address (KVM
+ * takes a write as a new registration) and read back.  False, with a
+ * warning, where the write fails or does not read back: the caller then
+ * forgets the area, so that nothing reads a page the L0 no longer fills.
+ */
+static bool reregister(uint32_t msr, const char *what, paddr_t pa)
+{
+    uint64_t now;
+
+    if ( !wrmsr_safe(msr, pa | KVM_MSR_ENABLED) && !rdmsr_safe(msr, &now) &&
+         now == (pa | KVM_MSR_ENABLED) )
+        return true;
+    pr_warn("kvm: resume: CPU%u: %s at %#lx not registered again: %s "
+            "dropped on this CPU\n", smp_processor_id(), what,
+            (unsigned long)pa,
+            msr == MSR_KVM_STEAL_TIME ? "its PV flush and yield are"
+                                      : "kvmclock's stop flag is");
+    return false;
+}
+
+/*
+ * hypervisor_ops.resume: shimk's only MSR-registered areas are steal
+ * time and kvmclock (no PV EOI, no async PF).  QEMU migrates both MSRs,
+ * so on a sound L0 this re-registers what is there; a vCPU whose steal
+ * time is dropped gets IPIs instead of the preempted-flag flush.
+ */
+static int kvm_resume(void)
+{
+    unsigned int cpu = smp_processor_id();
+    int rc = 0;
+
+    if ( steal_area[cpu] &&
+         !reregister(MSR_KVM_STEAL_TIME, "steal time", steal_pa[cpu]) )
+    {
+        struct kvm_steal_time *st = steal_area[cpu];
+
+        /*
+         * Forgotten first, then its preempted byte cleared: a flagger
+         * that still holds the old pointer either set FLUSH_TLB before
+         * the clear (and the caller's whole-TLB flush, after this,
+         * covers its change) or fails its compare-and-swap after it
+         * and sends the IPI (flush rule 18, docs/flush.md).
+         */
+        __atomic_store_n(&steal_area[cpu], NULL, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&st->preempted, 0, __ATOMIC_SEQ_CST);
+        rc = -EIO;
+    }
+    if ( clock_area[cpu] &&
+         !reregister(MSR_KVM_SYSTEM_TIME_NEW, "kvmclock", clock_pa[cpu]) )
+    {
+        clock_area[cpu] = NULL;
+        rc = -EIO;
+    }
+    return rc;
 }
 
 /*
@@ -187,12 +296,13 @@ static void kvm_describe(char *buf, size_t size)
     char offered[128];
 
     kvm_feature_names(features, offered, sizeof(offered));
-    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s%s]", offered,
+    ksnprintf(buf, size, "offers [%s]%s, uses [%s%s%s%s%s]", offered,
               (hints >> KVM_HINTS_REALTIME) & 1 ? " (realtime hint)" : "",
               use_steal_time ? "steal-time" : "",
               use_pv_flush ? " pv-tlb-flush" : "",
               use_pv_ipi ? " pv-send-ipi" : "",
-              use_sched_yield ? " pv-sched-yield" : "");
+              use_sched_yield ? " pv-sched-yield" : "",
+              use_clock ? " kvmclock-stop-flag" : "");
 }
 
 /*
@@ -217,6 +327,8 @@ const struct hypervisor_ops kvm_ops = {
     .null_call = hypervisor_cpuid_exit,
     .setup = kvm_setup,
     .ap_setup = kvm_ap_setup,
+    .resume = kvm_resume,
+    .restarted = kvm_restarted,
     .flush_tlb = kvm_flush_tlb,
     .stolen_ns = kvm_stolen_ns,
     .yield_to = kvm_yield_to,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* Xen's cooperative suspend: park the CPUs, suspend, re-establish L0 state. */
 
+#include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
 #include <guest/xenstore.h>
@@ -56,12 +57,17 @@ boolean_param("xen-resume", opt_xen_resume);
 static unsigned int parked, resumed;
 static bool released, cancelled;
 
-static void resume_this_cpu(void)
+/*
+ * hypervisor_ops.resume under Xen, on each CPU but the boot CPU (which
+ * does its own first, with shared info): vcpu_info and runstate area,
+ * the upcall vector and this CPU's IPI ports.
+ */
+int xen_resume_cpu(void)
 {
     xen_runstate_cpu_setup();
     if ( xen_evtchn_ipi_usable() )
         xen_evtchn_cpu_setup();
-    flush_area_local(NULL, FLUSH_TLB_GLOBAL);
+    return 0;
 }
 
 /*
@@ -110,7 +116,7 @@ static void park(void)
         cpu_relax();
     }
     if ( !__atomic_load_n(&cancelled, __ATOMIC_ACQUIRE) )
-        resume_this_cpu();
+        hypervisor_resume_cpu();
     __atomic_add_fetch(&resumed, 1, __ATOMIC_ACQ_REL);
 }
 

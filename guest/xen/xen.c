@@ -386,6 +386,7 @@ const struct hypervisor_ops xen_ops = {
     .null_call = xen_null_call,
     .setup = xen_setup,
     .ap_setup = xen_ap_setup,
+    .resume = xen_resume_cpu,
     .cpu_up = xen_vcpu_start,
     .cpu_down = xen_vcpu_stop,
     .flush_tlb = xen_flush_tlb,

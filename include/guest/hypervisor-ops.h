@@ -66,11 +66,22 @@ struct hypervisor_ops
      */
     int (*cpu_down)(unsigned int acpi_uid);
     /*
-     * After a suspend/resume: not called yet.  Xen's resume is
-     * guest/xen/suspend.c's, run by its control client; KVM and
-     * Hyper-V have none (docs/lifecycle.md).
+     * Each CPU, interrupts off, after the L0 ran this guest on from a
+     * saved state (a restore, a migration): register again what this
+     * CPU registered with the L0 and read it back; what cannot be is
+     * dropped for the L0-free path, with the backend's own warning.
+     * 0 or -errno; guest/resume.c then flushes the CPU's whole TLB.
+     * Xen's suspend.c calls it on the parked CPUs (docs/lifecycle.md).
      */
-    void (*resume)(void);
+    int (*resume)(void);
+    /*
+     * This CPU, from its timer interrupt: has the L0 said, since the
+     * last call, that it stopped this vCPU and ran it on (KVM:
+     * kvmclock's PVCLOCK_GUEST_STOPPED, set on the VM's restart after
+     * a migration or a pause)?  Clears what it read.  NULL where the L0
+     * tells no such thing or the guest drives the suspend itself (Xen).
+     */
+    bool (*restarted)(void);
     /*
      * Flush the TLBs of the CPUs in *mask (never the caller's own: that
      * flush is always local).  0: done on every CPU in *mask.  -EAGAIN:

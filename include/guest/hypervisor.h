@@ -31,4 +31,17 @@ void hypervisor_reboot(void);
  */
 void hypervisor_cpuid_exit(void);
 
+/*
+ * guest/resume.c.  This CPU's half of a resume: hypervisor_ops.resume,
+ * then its whole TLB flushed (globals too).  Interrupts off.
+ */
+int hypervisor_resume_cpu(void);
+
+/*
+ * Every interrupt's exit (kernel/sched/timer.c): where the L0 says this
+ * vCPU was stopped and run on (hypervisor_ops.restarted), its resume,
+ * said on the console; the first CPU to see it kicks the others.
+ */
+void hypervisor_restart_check(void);
+
 #endif /* GUEST_HYPERVISOR_H */

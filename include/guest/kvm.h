@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* KVM paravirtual interfaces (Linux Documentation/virt/kvm/x86/cpuid.rst, msr.rst). */
+/* KVM paravirtual interfaces (Linux Documentation/virt/kvm/x86/msr.rst). */
 #ifndef GUEST_KVM_H
 #define GUEST_KVM_H
 
@@ -16,6 +16,9 @@
 #define KVM_FEATURE_PV_SCHED_YIELD 13
 #define KVM_HINTS_REALTIME        0
 
+#define KVM_FEATURE_CLOCKSOURCE2  3
+
+#define MSR_KVM_SYSTEM_TIME_NEW 0x4b564d01
 #define MSR_KVM_STEAL_TIME 0x4b564d03
 #define KVM_MSR_ENABLED    1ull
 
@@ -36,6 +39,34 @@ struct kvm_steal_time
     uint8_t pad0[3];
     uint32_t pad[11];
 };
+
+/*
+ * kvmclock's per-vCPU area (msr.rst, MSR_KVM_SYSTEM_TIME_NEW; Xen's
+ * struct vcpu_time_info layout): shimk keeps time by the TSC and reads
+ * only flags, for PVCLOCK_GUEST_STOPPED, which the host sets when the
+ * VM runs again after a stop (QEMU's KVM_KVMCLOCK_CTRL on every restart
+ * of a VM whose vCPUs registered the area: after a migration, a
+ * restore, a monitor "stop"/"cont") and the guest clears.
+ */
+struct pvclock_vcpu_time_info
+{
+    uint32_t version;
+    uint32_t pad0;
+    uint64_t tsc_timestamp;
+    uint64_t system_time;
+    uint32_t tsc_to_system_mul;
+    int8_t tsc_shift;
+    uint8_t flags;
+    uint8_t pad[2];
+};
+#define PVCLOCK_GUEST_STOPPED (1u << 1)
+
+/*
+ * hypervisor_ops.restarted's rule (pure; unit-tested): whether the area
+ * says the VM was stopped and run on, the stop bit cleared in the same
+ * atomic step and every other flag left.  False for no area.
+ */
+bool kvm_take_stop_flag(struct pvclock_vcpu_time_info *ti);
 
 /* Feature names offered, for the boot log ("steal-time pv-tlb-flush ..."). */
 void kvm_feature_names(uint32_t features, char *buf, size_t size);

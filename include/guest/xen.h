@@ -66,6 +66,9 @@ void xen_console_resume(void);
  */
 int xen_suspend(void);
 
+/* hypervisor_ops.resume: a parked CPU's own Xen state again. */
+int xen_resume_cpu(void);
+
 /*
  * VCPUOP_initialise + VCPUOP_up of vCPU vcpu in long mode (guest/
  * xen/vcpu.c).  Xen numbers vCPUs as its MADT's ACPI ids.  0 or -errno.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The scheduler's timer: one one-shot per CPU, sleeps, halts, the watchdog. */
 
+#include <guest/hypervisor.h>
 #include <shimk/errno.h>
 #include <shimk/aspace.h>
 #include <shimk/heap.h>
@@ -320,6 +321,8 @@ void sched_irq_exit(unsigned int vector)
     /* Before sched_init() there is nothing to wake. */
     if ( rq->idle )
         timer_catch_up(rq, vector == RESCHEDULE_VECTOR ? FROM_KICK : FROM_IRQ);
+    /* A stop and restart the L0 told of: this CPU's resume. */
+    hypervisor_restart_check();
 }
 
 /*
@@ -368,6 +371,8 @@ void sched_timer_interrupt(struct cpu_regs *regs)
     timer_watch_others(rq, now);
     /* The watch tick: this CPU's tables against their boot copies. */
     selfcheck_tick();
+    /* A stop and restart the L0 told of: this CPU's resume. */
+    hypervisor_restart_check();
 }
 
 void thread_sleep_us(uint64_t us)

@@ -214,6 +214,19 @@ static void flag_races_host_entry(void **state)
     assert_int_equal(r.lost, 0);
 }
 
+/* The stop bit is taken once, alone, and only where it is set. */
+static void stop_flag_taken_once(void **state)
+{
+    struct pvclock_vcpu_time_info ti = { .flags = PVCLOCK_GUEST_STOPPED | 1 };
+
+    (void)state;
+    assert_true(kvm_take_stop_flag(&ti));
+    assert_int_equal(ti.flags, 1);  /* PVCLOCK_TSC_STABLE_BIT kept */
+    assert_false(kvm_take_stop_flag(&ti));
+    assert_int_equal(ti.flags, 1);
+    assert_false(kvm_take_stop_flag(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -224,6 +237,7 @@ int main(void)
         cmocka_unit_test_setup(usable_rule, setup),
         cmocka_unit_test_setup(feature_names, setup),
         cmocka_unit_test_setup(flag_races_host_entry, setup),
+        cmocka_unit_test(stop_flag_taken_once),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

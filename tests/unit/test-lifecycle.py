@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-# tools/bootlib/env_xl.py's --lifecycle verdict and the matrix key (TAP).
+# The --lifecycle verdicts (env_xl.py, env_nested.py) and the matrix key (TAP).
 
 import os
 import sys
@@ -9,7 +9,7 @@ import types
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 sys.path.insert(0, HERE)
-from bootlib import env_xl, matrix  # noqa: E402
+from bootlib import env_nested, env_xl, matrix  # noqa: E402
 from pytap import case  # noqa: E402
 import pytap  # noqa: E402
 
@@ -60,10 +60,56 @@ def the_end_must_be_a_poweroff_or_shimks_panic():
             and e.lifecycle_verdict("crash") is None)
 
 
+def nested(want, done, resumes, drops=(), cpus=2):
+    return env_nested.nested_lifecycle_verdict(
+        want, [(s, rc, 9, "downtime: 80 ms") for s, rc in done],
+        list(resumes), list(drops), cpus)
+
+
 @case
-def the_matrix_key_is_xl_only_and_reaches_tools_boot():
+def nested_every_cpu_resumes_once_per_step():
+    return (nested(["migrate"], [("migrate", 0)], [1, 0]) is None and
+            nested(["migrate", "save-restore"],
+                   [("migrate", 0), ("save-restore", 0)],
+                   [0, 1, 1, 0]) is None and
+            nested([], [], []) is None)
+
+
+@case
+def nested_a_cpu_that_never_resumed_fails():
+    why = nested(["migrate"], [("migrate", 0)], [0])
+    twice = nested(["migrate"], [("migrate", 0)], [0, 1, 1])
+    return ("CPU1 resumed 0 times after 1 steps" in why and
+            "CPU1 resumed 2 times" in twice)
+
+
+@case
+def nested_a_step_not_done_failed_or_an_area_dropped_fails():
+    missing = nested(["migrate"], [], [])
+    failed = nested(["save-restore"], [("save-restore", 1)], [0, 1])
+    dropped = nested(["migrate"], [("migrate", 0)], [0, 1],
+                     ["kvm: resume: CPU1: steal time at 0x1000 not "
+                      "registered again: ..."])
+    return ("L1 did none of it" in missing and
+            "L1's save-restore failed" in failed and
+            "steal time" in dropped)
+
+
+@case
+def nested_steps_fall_inside_the_detector_when_it_runs():
+    return (env_nested.lifecycle_trigger("ktest=tlb-detector x=1") ==
+            "# power: " and
+            env_nested.lifecycle_trigger("idle=1") == "shimk: boot hv=")
+
+
+@case
+def the_matrix_key_is_xl_or_kvm_nested_and_reaches_tools_boot():
     r = matrix.parse("[a]\nenv = xl\nlifecycle = reboot,shutdown\n",
                      "t.ini")[0]
+    n = matrix.parse("[a]\nenv = kvm-nested\nlifecycle = migrate\n",
+                     "t.ini")[0]
+    if n.boot_cmd("l")[-2:] != ["--lifecycle", "migrate"]:
+        return False
     try:
         matrix.parse("[a]\nenv = xen\nlifecycle = shutdown\n", "t.ini")
     except matrix.MatrixError:

@@ -63,6 +63,49 @@ HV_FLAGS = ("hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-stimer,"
 L2_PREFIX = "shimk-L2| "
 DUMP_PREFIX = "kvm-dump| "
 RUN_RE = re.compile(r"^kvm-run: (.*)$")
+# tools/boot --lifecycle under kvm-nested: what L1 does to L2's QEMU
+# (tools/kvm-l1-init, lifecycle_step), and its report of each step.
+NESTED_LIFECYCLE_STEPS = ("save-restore", "migrate")
+NESTED_LIFECYCLE_RE = re.compile(
+    r"^lifecycle (\S+) rc (\d+) at (\d+) s: ?(.*)$")
+# shimk's word of each CPU's resume (guest/resume.c), and of an area the
+# L0 would not take again (guest/kvm/kvm.c).
+RESUME_RE = re.compile(r"^kvm: resume: CPU(\d+): the L0 stopped this vCPU")
+RESUME_DROP_RE = re.compile(r"^kvm: resume: CPU\d+: .* not registered again")
+
+
+def lifecycle_trigger(append):
+    """The L2 line at which L1 takes each step: the detector's start of
+    a mode's clean runs when it runs (so the step falls among its checked
+    flushes), otherwise the boot summary."""
+    if "tlb-detector" in append:
+        return "# power: "
+    return "shimk: boot hv="
+
+
+def nested_lifecycle_verdict(want, done, resumes, drops, cpus):
+    """What --lifecycle asked that did not happen, or None.  done: L1's
+    (step, rc, seconds, what) reports; resumes: the CPU numbers of
+    shimk's resume lines, in order; drops: its lines of an area not
+    registered again."""
+    if not want:
+        return None
+    steps = [d[0] for d in done]
+    if steps != list(want):
+        return ("--lifecycle %s: L1 did %s" % (
+            ",".join(want), ",".join(steps) or "none of it"))
+    for step, rc, _, what in done:
+        if rc:
+            return "lifecycle: L1's %s failed (%s)" % (step, what or rc)
+    # Every vCPU is told of every restart, and each says its resume.
+    for cpu in range(cpus):
+        n = resumes.count(cpu)
+        if n != len(want):
+            return ("lifecycle: shimk's CPU%d resumed %d times after %d "
+                    "steps" % (cpu, n, len(want)))
+    if drops:
+        return "lifecycle: %s" % drops[0]
+    return None
 VERDICT_RE = re.compile(r"^(l2 exit (\d+)|l2 shutdown|silent .*|"
                         r"timeout after .*|error .*)$")
 # Expected when L1 is overcommitted on purpose (--host-cpus < --smp).
@@ -134,6 +177,11 @@ class KvmNestedEnv(Env):
         self.mem_saved = None       # bytes of L2's memory on the disk
         self.mem_why = None         # why not
         self.scratch = None         # the scratch disk's file
+        # --lifecycle: L1's report of each step (step, rc, s, what), and
+        # shimk's resume lines (CPU numbers) and dropped areas.
+        self.lifecycle_done = []
+        self.lifecycle_resumes = []
+        self.lifecycle_drops = []
 
     def warn_unused(self):
         if self.a.xen_append:
@@ -189,6 +237,10 @@ class KvmNestedEnv(Env):
                   "KVMRUN_END=%d\nKVMRUN_SILENT=%d\nKVMRUN_DUMP_MIB=%d\n"
                   % (self.a.smp, self.mem, self.l2_cpu(), self.end, silent,
                      self.dump_mib()))
+        if getattr(self.a, "lifecycle", ()):
+            params += ("KVMRUN_LIFECYCLE='%s'\nKVMRUN_LC_AFTER='%s'\n"
+                       % (" ".join(self.a.lifecycle),
+                          lifecycle_trigger(self.a.append)))
         files = [
             ("kvm-run", 0o040755, None),
             ("kvm-run/shimk.elf", 0o100644, elf),
@@ -269,6 +321,12 @@ class KvmNestedEnv(Env):
             self.peer.console_line(run, text[len(peer.LINE_PREFIX):])
             return
         if text.startswith(L2_PREFIX):
+            l2 = text[len(L2_PREFIX):]
+            m = RESUME_RE.match(l2)
+            if m:
+                self.lifecycle_resumes.append(int(m.group(1)))
+            elif RESUME_DROP_RE.match(l2):
+                self.lifecycle_drops.append(l2.strip())
             self.l2_progress.line(self.last_line, text[len(L2_PREFIX):])
             run.guest_line(text[len(L2_PREFIX):])
             return
@@ -281,6 +339,13 @@ class KvmNestedEnv(Env):
         self.l1_line(RUN_RE.match(text).group(1))
 
     def l1_line(self, what):
+        m = NESTED_LIFECYCLE_RE.match(what)
+        if m:
+            step, rc, at, last = m.groups()
+            self.lifecycle_done.append((step, int(rc), int(at), last))
+            note("lifecycle: L1's %s of L2's QEMU took %s s: rc %s%s"
+                 % (step, at, rc, " (%s)" % last if last else ""))
+            return
         if what.startswith("peer "):
             self.peer_line(what[len("peer "):])
             self.stage = what
@@ -562,6 +627,12 @@ class KvmNestedEnv(Env):
                        "did not arrive" % run.finished()
             return 2, why
         rc, why = console.judge(run, self.l2_rc, None, self.timeout)
+        if rc == 0:
+            lifecycle = nested_lifecycle_verdict(
+                getattr(self.a, "lifecycle", ()), self.lifecycle_done,
+                self.lifecycle_resumes, self.lifecycle_drops, self.a.smp)
+            if lifecycle:
+                return 2, lifecycle
         if rc == 2 and self.stall is not None:
             fault = kvm_stall.stall_fault(
                 self.stall_warning, self.stall, kvm_stall.exec_ranges(ELF),

@@ -196,10 +196,12 @@ class Row:
         # default; the Linux peer runs on the defaults only.
         self.xen = self._version(sec, "xen", xenver, XEN_ENVS, path)
         self.l1_linux = self._version(sec, "l1_linux", l1ver, NESTED, path)
-        # tools/boot --lifecycle: the toolstack's steps (env xl only).
+        # tools/boot --lifecycle: the toolstack's steps (env xl) or
+        # L1's (kvm-nested).
         self.lifecycle = sec.get("lifecycle", "").strip()
-        if self.lifecycle and self.env != "xl":
-            raise MatrixError("%s: [%s]: lifecycle needs env xl"
+        if self.lifecycle and self.env not in ("xl", "kvm-nested"):
+            raise MatrixError("%s: [%s]: lifecycle needs env xl or "
+                              "kvm-nested"
                               % (path, name))
 
     def _version(self, sec, key, table, envs, path):

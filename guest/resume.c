@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* After the L0 ran the guest on from a saved state: each CPU's resume. */
+
+#include <guest/hypervisor.h>
+#include <guest/hypervisor-ops.h>
+#include <shimk/errno.h>
+#include <shimk/printk.h>
+#include <shimk/time.h>
+#include <asm/apic.h>
+#include <asm/flushtlb.h>
+#include <asm/percpu.h>
+#include <asm/smp.h>
+
+/*
+ * A restore or a migration runs the guest on an L0 that kept only what
+ * its save format carries.  KVM's QEMU carries the MSRs that name a
+ * guest's shared areas (steal time, kvmclock) and so they usually
+ * survive; Xen carries nothing a guest registered.  Either way shimk
+ * registers every area again and reads it back (the hook), and then
+ * flushes the whole TLB once: translations the old host's TLB held
+ * never reach the new one, but a flush request lost in the move would
+ * otherwise leave a stale entry for ever (the detector's check).
+ */
+int hypervisor_resume_cpu(void)
+{
+    int rc = hypervisor_ops.resume ? hypervisor_ops.resume() : 0;
+
+    flush_area_local(NULL, FLUSH_TLB_GLOBAL);
+    return rc;
+}
+
+static unsigned int resumes[NR_CPUS];
+
+/*
+ * KVM says a stop per vCPU (kvmclock's flag in each vCPU's own area), so
+ * each CPU does its own half at its next interrupt: nothing waits on
+ * another CPU in interrupt context.  A CPU busy in one thread may take
+ * no interrupt for a minute (no timer is armed with nothing else to
+ * run: seen, CPU1 70 s after CPU0), so the first to see its flag kicks
+ * every other CPU, which then finds its own.  The boot CPU also says
+ * whether the TSC's rate moved (every bound of shimk's counts cycles of
+ * the boot's).
+ */
+void hypervisor_restart_check(void)
+{
+    unsigned int cpu = smp_processor_id();
+    cpumask_t others;
+    uint64_t khz;
+    int rc;
+
+    if ( !hypervisor_ops.restarted || !hypervisor_ops.restarted() )
+        return;
+    resumes[cpu]++;
+    rc = hypervisor_resume_cpu();
+    cpumask_copy(&others, &cpu_online_mask);
+    cpumask_clear_cpu(cpu, &others);
+    if ( !cpumask_empty(&others) )
+        send_ipi_mask(&others, RESCHEDULE_VECTOR);
+    printk("%s: resume: CPU%u: the L0 stopped this vCPU and ran it on; "
+           "%s, whole TLB flushed (resume %u)\n",
+           hypervisor_ops.name, cpu,
+           rc ? "its L0 state could not all be registered again (above)"
+              : "its L0 state registered again and read back",
+           resumes[cpu]);
+    if ( cpu || !hypervisor_ops.tsc_khz )
+        return;
+    khz = hypervisor_ops.tsc_khz();
+    if ( khz && khz != tsc_khz )
+        pr_warn("%s: resume: the TSC now runs at %lu kHz, not the boot's "
+                "%lu kHz: shimk's time is off by that ratio\n",
+                hypervisor_ops.name, (unsigned long)khz,
+                (unsigned long)tsc_khz);
+}
