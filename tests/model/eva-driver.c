@@ -271,8 +271,19 @@ static void eva_kvm_pv(void)
     Frama_C_show_each_dropped(kvm_flag_preempted(&m, eva_area_of));
 }
 
+/* The restart check on an area of any content, and on none. */
+static void eva_kvm_stop_flag(void)
+{
+    struct pvclock_vcpu_time_info ti;
+
+    Frama_C_make_unknown((char *)&ti, sizeof(ti));
+    Frama_C_show_each_stopped(kvm_take_stop_flag(&ti),
+                              kvm_take_stop_flag(NULL));
+}
+
 void eva_main(void)
 {
+    eva_kvm_stop_flag();
     eva_tlb_clock();
     eva_flush_inject();
     eva_flush_policy();
