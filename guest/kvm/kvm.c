@@ -40,23 +40,34 @@ static struct kvm_steal_time *area_of(unsigned int cpu)
     return steal_area[cpu];
 }
 
+/*
+ * A zeroed 64-byte heap object (64-byte aligned, so never across a page)
+ * registered with the L0 through msr; its address in *pa.  NULL where
+ * the heap, the walk or the MSR refused it.
+ */
+static void *register_area(uint32_t msr, paddr_t *pa)
+{
+    void *p = kzalloc(64);
+
+    if ( !p )
+        return NULL;
+    if ( pt_translate(kernel_root, (vaddr_t)p, pa) ||
+         wrmsr_safe(msr, *pa | KVM_MSR_ENABLED) )
+    {
+        kfree(p);
+        return NULL;
+    }
+    return p;
+}
+
 /* Register this CPU's steal-time area (MSR_KVM_STEAL_TIME). */
 static int register_steal_time(void)
 {
-    struct kvm_steal_time *st = kzalloc(sizeof(*st));
-    paddr_t pa;
+    unsigned int cpu = smp_processor_id();
 
-    /* 64-byte heap objects are 64-byte aligned: never across a page. */
-    if ( pt_translate(kernel_root, (vaddr_t)st, &pa) )
-        return -EFAULT;
-    if ( wrmsr_safe(MSR_KVM_STEAL_TIME, pa | KVM_MSR_ENABLED) )
-    {
-        kfree(st);
-        return -ENODEV;
-    }
-    steal_area[smp_processor_id()] = st;
-    steal_pa[smp_processor_id()] = pa;
-    return 0;
+    BUILD_BUG_ON(sizeof(struct kvm_steal_time) != 64);
+    steal_area[cpu] = register_area(MSR_KVM_STEAL_TIME, &steal_pa[cpu]);
+    return steal_area[cpu] ? 0 : -ENODEV;
 }
 
 /*
@@ -66,20 +77,11 @@ static int register_steal_time(void)
  */
 static int register_clock(void)
 {
-    struct pvclock_vcpu_time_info *ti = kzalloc(64);
-    paddr_t pa;
+    unsigned int cpu = smp_processor_id();
 
-    /* 64 bytes, 64-byte aligned: the 32-byte area within one page. */
-    if ( !ti || pt_translate(kernel_root, (vaddr_t)ti, &pa) )
-        return -EFAULT;
-    if ( wrmsr_safe(MSR_KVM_SYSTEM_TIME_NEW, pa | KVM_MSR_ENABLED) )
-    {
-        kfree(ti);
-        return -ENODEV;
-    }
-    clock_area[smp_processor_id()] = ti;
-    clock_pa[smp_processor_id()] = pa;
-    return 0;
+    BUILD_BUG_ON(sizeof(struct pvclock_vcpu_time_info) > 64);
+    clock_area[cpu] = register_area(MSR_KVM_SYSTEM_TIME_NEW, &clock_pa[cpu]);
+    return clock_area[cpu] ? 0 : -ENODEV;
 }
 
 static int cpu_setup(void)
