@@ -12,3 +12,4 @@ obj-$(CONFIG_GUEST_XEN) += guest/xen/xenstore.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/control-parse.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/control.o
 obj-$(CONFIG_GUEST_XEN) += guest/xen/suspend.o
+obj-$(CONFIG_GUEST_XEN) += guest/xen/flush-late.o

@@ -6,6 +6,7 @@
 #include <guest/hypervisor-ops.h>
 #include <guest/xen.h>
 #include <guest/xen-control.h>
+#include <guest/xen-flush-late.h>
 #include <shimk/boot-info.h>
 #include <shimk/console.h>
 #include <shimk/errno.h>
@@ -261,46 +262,158 @@ static int hvmop_flush_tlbs(void)
  * made before it began: concurrent initiators share calls instead of
  * each making its own (each call makes Xen flush every pCPU the domain
  * runs on, and waits for them).  Requests are numbered; whoever holds
- * the flusher flag notes the newest number, calls Xen, and publishes
+ * the flusher role notes the newest number, calls Xen, and publishes
  * that number as covered.  A request is done once the covered number
  * reaches it.  Ordering: a caller's PTE writes come before its number
  * (a locked RMW), the number is read before the call (a VMCALL is
  * serializing), and the covered number is published only after the
  * call returned, so covered >= n means a flush began after request n.
+ *
+ * The holder keeps interrupts off while it holds the role, so nothing
+ * of shimk's (a flush IPI, a park for a suspend) comes between taking
+ * the role, the call and giving it back: a waiter whose bound runs out
+ * can then tell from evidence whether Xen kept the call or the holder's
+ * vCPU (include/guest/xen-flush-late.h).
  */
 static uint64_t flush_requested, flush_covered;
-static bool flush_busy;
+static int flush_holder = -1;           /* the CPU with the role, or -1 */
+static bool flush_in_call;              /* it is inside the hypercall */
+static unsigned int late_said;
+
+/* flush_as_holder()'s answer when another CPU has the role. */
+#define FLUSH_ROLE_TAKEN 1
+
+static int flush_as_holder(void)
+{
+    unsigned long irqs = local_irq_save();
+    int rc = FLUSH_ROLE_TAKEN, none = -1;
+
+    if ( __atomic_compare_exchange_n(&flush_holder, &none,
+                                     (int)smp_processor_id(), false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) )
+    {
+        uint64_t upto = __atomic_load_n(&flush_requested, __ATOMIC_SEQ_CST);
+
+        __atomic_store_n(&flush_in_call, true, __ATOMIC_RELAXED);
+        rc = hvmop_flush_tlbs();
+        __atomic_store_n(&flush_in_call, false, __ATOMIC_RELAXED);
+        if ( !rc )
+            __atomic_store_n(&flush_covered, upto, __ATOMIC_RELEASE);
+        __atomic_store_n(&flush_holder, -1, __ATOMIC_RELEASE);
+    }
+    local_irq_restore(irqs);
+    return rc;
+}
+
+/* What a waiter knows of the holder at its bound's start. */
+struct flush_watch
+{
+    uint64_t start;
+    int holder;
+    uint64_t stolen;
+};
+
+static void flush_watch_begin(struct flush_watch *w)
+{
+    bool now;
+
+    w->start = rdtsc();
+    w->holder = __atomic_load_n(&flush_holder, __ATOMIC_ACQUIRE);
+    w->stolen = w->holder >= 0 ? hypervisor_stolen_ns(w->holder, &now)
+                               : ~0ULL;
+}
+
+/*
+ * The bound ran out with the request not covered.  0: try again (no
+ * holder now); -ETIMEDOUT: the L0 kept the holder's call or its vCPU,
+ * shown, and the caller's IPIs do the flush; -EDEADLK: shimk's own
+ * holder ran and did not finish, said loudly, IPIs too.
+ */
+static int flush_wait_late(struct flush_watch *w)
+{
+    struct spin_holder_sample s = {
+        .holder_then = w->holder,
+        .stolen_then = w->stolen,
+        .waited_ns = cycles_to_ns(rdtsc() - w->start),
+    };
+    bool in_call;
+
+    s.holder_now = __atomic_load_n(&flush_holder, __ATOMIC_ACQUIRE);
+    in_call = __atomic_load_n(&flush_in_call, __ATOMIC_RELAXED);
+    s.stolen_now = s.holder_now >= 0
+                   ? hypervisor_stolen_ns(s.holder_now, &s.descheduled_now)
+                   : ~0ULL;
+    switch ( xen_flush_late_cause(&s, in_call) )
+    {
+    case XEN_FLUSH_LATE_NONE:
+        flush_watch_begin(w);
+        return 0;
+    case XEN_FLUSH_LATE_IN_CALL:
+    case XEN_FLUSH_LATE_HELD_OFF:
+        /* Said once with its evidence; the rest are counted. */
+        if ( !__atomic_fetch_add(&late_said, 1, __ATOMIC_RELAXED) )
+            pr_warn("xen: flush: CPU%u waited %lu ms for CPU%d's "
+                    "HVMOP_flush_tlbs: %s (%lu ms stolen from it in the "
+                    "wait); sent by IPIs (counted as L0-late)\n",
+                    smp_processor_id(),
+                    (unsigned long)(s.waited_ns / 1000000), s.holder_now,
+                    in_call ? "Xen has not returned from it"
+                            : "Xen keeps its vCPU off a CPU",
+                    (unsigned long)(s.stolen_now == ~0ULL ||
+                                    s.stolen_then == ~0ULL ||
+                                    s.stolen_now < s.stolen_then
+                                    ? 0
+                                    : (s.stolen_now - s.stolen_then) /
+                                      1000000));
+        return -ETIMEDOUT;
+    default:
+        pr_err("xen: flush: CPU%u waited %lu ms for CPU%d's "
+               "HVMOP_flush_tlbs, which ran (%s) and holds the role "
+               "outside the call: shimk's fault; sent by IPIs\n",
+               smp_processor_id(), (unsigned long)(s.waited_ns / 1000000),
+               s.holder_now,
+               s.stolen_now == ~0ULL ? "Xen gives no runstate" : "runstate");
+        return -EDEADLK;
+    }
+}
 
 static int xen_flush_tlb(cpumask_t *mask, const void *va, unsigned int flags)
 {
     uint64_t mine = __atomic_add_fetch(&flush_requested, 1, __ATOMIC_SEQ_CST);
-    uint64_t start = rdtsc();
+    struct flush_watch w;
     unsigned int spins = 0;
-    bool called = false;
+    bool called = false, watching = false;
 
     while ( __atomic_load_n(&flush_covered, __ATOMIC_ACQUIRE) < mine )
     {
-        if ( !__atomic_test_and_set(&flush_busy, __ATOMIC_ACQUIRE) )
-        {
-            uint64_t upto = __atomic_load_n(&flush_requested,
-                                            __ATOMIC_SEQ_CST);
-            int rc = hvmop_flush_tlbs();
+        int rc = flush_as_holder();
 
-            if ( !rc )
-                __atomic_store_n(&flush_covered, upto, __ATOMIC_RELEASE);
-            __atomic_clear(&flush_busy, __ATOMIC_RELEASE);
+        if ( rc != FLUSH_ROLE_TAKEN )
+        {
             if ( rc )
                 return rc;  /* the caller falls back to IPIs */
             called = true;
             continue;
         }
+        if ( !watching )
+        {
+            flush_watch_begin(&w);
+            watching = true;
+        }
         /*
          * Bounded: the holder is one hypercall away from done.  The TSC
          * only now and then: Xen emulates RDTSC here (asm/processor.h).
+         * A waiter the L0 preempted may find its bound gone and the
+         * request covered meanwhile: look again before giving up.
          */
         if ( !(++spins % SPIN_CLOCK_TURNS) &&
-             rdtsc() - start > ms_to_cycles(WAIT_BOUND_MS) )
-            return -ETIMEDOUT;
+             rdtsc() - w.start > ms_to_cycles(WAIT_BOUND_MS) &&
+             __atomic_load_n(&flush_covered, __ATOMIC_ACQUIRE) < mine )
+        {
+            rc = flush_wait_late(&w);
+            if ( rc )
+                return rc;
+        }
         cpu_relax();
     }
     if ( !called )

@@ -154,6 +154,7 @@ struct flush_counters
     uint64_t ipis_received;             /* flush IPIs taken */
     uint64_t assisted_ok, assisted_failed;
     uint64_t assisted_partial;          /* L0 did some, IPIs the rest */
+    uint64_t assisted_l0_late;          /* L0 kept it past the bound */
     uint64_t assisted_shared;           /* ok, served by another CPU's call */
     uint64_t pv_flagged;                /* KVM: preempted vCPUs flagged */
     uint64_t no_assist_forced;          /* could have gone to L0, did not */

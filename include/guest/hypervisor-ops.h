@@ -85,9 +85,11 @@ struct hypervisor_ops
     /*
      * Flush the TLBs of the CPUs in *mask (never the caller's own: that
      * flush is always local).  0: done on every CPU in *mask.  -EAGAIN:
-     * done on the CPUs it cleared from *mask, the rest need IPIs.  Any
-     * other error: nothing was done.  Only ever called with pure TLB
-     * flags (flush_may_assist()).
+     * done on the CPUs it cleared from *mask, the rest need IPIs.
+     * -ETIMEDOUT: the L0 did not finish it within shimk's bound, on the
+     * L0's own evidence (a status, a call not returned, a vCPU held
+     * off), and nothing is known done.  Any other error: nothing was
+     * done.  Only ever called with pure TLB flags (flush_may_assist()).
      */
     int (*flush_tlb)(cpumask_t *mask, const void *va, unsigned int flags);
     /*

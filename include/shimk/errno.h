@@ -25,6 +25,7 @@
 #define ENOSPC      28
 #define EROFS       30
 #define ERANGE      34
+#define EDEADLK     35
 #define ENOSYS      38
 #define ENOTEMPTY   39
 #define EPROTO      71

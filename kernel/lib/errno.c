@@ -21,7 +21,7 @@ static const struct
     { EOPNOTSUPP, "EOPNOTSUPP" }, { ETIMEDOUT, "ETIMEDOUT" },
     { EISDIR, "EISDIR" },       { EROFS, "EROFS" },
     { ENOTEMPTY, "ENOTEMPTY" }, { EPROTO, "EPROTO" },
-    { EISCONN, "EISCONN" },
+    { EISCONN, "EISCONN" },     { EDEADLK, "EDEADLK" },
 };
 
 const char *errno_name(int err)

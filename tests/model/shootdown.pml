@@ -336,6 +336,13 @@ inline xen_hook(rc)
             :: else
             fi
         :: xcov >= mine -> break
+#ifndef NOFAIL
+        /*
+         * model: flush_wait_late(): a waiter's bound runs out while
+         * another CPU holds the call; it gives up and sends IPIs.
+         */
+        :: xbusy && xcov < mine -> rc = 1; break
+#endif
         fi
     od;
     mine = 0

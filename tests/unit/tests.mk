@@ -136,6 +136,10 @@ unit-evtchn-2l-src := tests/unit/test-evtchn-2l.c guest/xen/evtchn-2l.c \
 unit-tests += spin-holder
 unit-spin-holder-src := tests/unit/test-spin-holder.c kernel/spin-holder.c
 
+unit-tests += xen-flush-late
+unit-xen-flush-late-src := tests/unit/test-xen-flush-late.c \
+                           guest/xen/flush-late.c kernel/spin-holder.c
+
 unit-tests += flush-yield
 unit-flush-yield-src := tests/unit/test-flush-yield.c \
                         arch/x86/flush/flush-yield-rule.c kernel/lib/cpumask.c \

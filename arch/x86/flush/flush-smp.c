@@ -258,6 +258,9 @@ void flush_area_mask(const cpumask_t *mask, const void *va,
             if ( rc == -EAGAIN )
                 /* Part done by the L0 (KVM): the rest still in remote. */
                 ci->flush.assisted_partial++;
+            else if ( rc == -ETIMEDOUT )
+                /* The L0 kept it past shimk's bound: IPIs do it all. */
+                ci->flush.assisted_l0_late++;
             else
                 /* The L0 refused this one: IPIs do the whole job. */
                 ci->flush.assisted_failed++;

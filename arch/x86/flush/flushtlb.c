@@ -312,6 +312,10 @@ void flush_counters_print(void)
             (unsigned long)c.no_assist_forced, (unsigned long)c.adapt_ipi,
             (unsigned long)c.clock_skips,
             (unsigned long)c.clock_wraps, (unsigned long)c.stale_reads);
+    if ( c.assisted_l0_late )
+        pr_info("tlb: %lu assisted flushes the L0 kept past %u ms, done by "
+                "IPIs (L0-late)\n", (unsigned long)c.assisted_l0_late,
+                WAIT_BOUND_MS);
     if ( c.yields || c.yield_failed )
         pr_info("tlb: %lu yields to flush targets the L0 held off, %lu "
                 "refused (pv-yield)\n", (unsigned long)c.yields,
