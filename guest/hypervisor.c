@@ -175,7 +175,7 @@ void hypervisor_print_line(void)
         hypervisor_ops.describe(text, sizeof(text));
     if ( hv_info.other_type != HV_NONE )
         ksnprintf(other, sizeof(other), "; also %s '%s' at %#x (max leaf "
-                  "%#x), not used", hv_type_name(hv_info.other_type),
+                  "%#x), not the backend", hv_type_name(hv_info.other_type),
                   hv_info.other_signature, hv_info.other_base,
                   hv_info.other_max_leaf);
     if ( hv_info.type == HV_NONE )

@@ -5,6 +5,7 @@
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
+#include <guest/kvm-area.h>
 #include <shimk/errno.h>
 #include <shimk/frame.h>
 #include <shimk/printk.h>
@@ -108,6 +109,25 @@ static int enable_hypercall_page(void)
 }
 
 /*
+ * Noticing that the L0 stopped the partition and ran it on.  Hyper-V
+ * itself carries a partition's whole state across a migration and asks
+ * nothing of its guests; the one thing a guest can watch, the reference
+ * TSC page's sequence, moves when the TSC's rate does.  KVM with Hyper-V
+ * enlightenments keeps that sequence across a migration on purpose
+ * (kvm_hv_setup_tsc_page() takes a migrated page as it is: tried, no
+ * signal), but offers its own leaves beside them, and so kvmclock's stop
+ * flag, which its VMM sets on every vCPU at each run after a stop.  So
+ * where KVM's leaves are there, shimk takes that, and otherwise has no
+ * signal (said at boot).
+ */
+static bool stop_signal_setup(void)
+{
+    if ( hv_info.other_type != HV_KVM )
+        return false;
+    return kvm_stop_signal_init(hv_info.other_base);
+}
+
+/*
  * Per CPU: the VP index (TLFS, Virtual Processor Properties, "Virtual
  * Processor Indices"; ~0u until read, and it is HV_ANY_VP's value, so
  * never a real index) and, with hypercalls, the input page.
@@ -153,6 +173,8 @@ static void hyperv_setup(void)
     if ( rc )
         pr_warn("hyperv: no hypercalls: %s (%s)\n", no_hcall_why,
                 errno_name(rc));
+    if ( !stop_signal_setup() )
+        hypervisor_ops.restarted = NULL;
     rc = cpu_setup();
     if ( rc && hyperv_hcall_page )
         pr_warn("hyperv: CPU0's VP index or input page: %s\n",
@@ -173,6 +195,7 @@ static void hyperv_setup(void)
 
 static int hyperv_ap_setup(void)
 {
+    kvm_stop_signal_cpu_setup();
     return cpu_setup();
 }
 
@@ -189,9 +212,10 @@ static int hyperv_resume(void)
 {
     struct cpu_info *ci = this_cpu();
     uint64_t msr, vp;
+    int rc = kvm_stop_signal_resume("hyperv");
 
     if ( !hyperv_hcall_page )
-        return 0;
+        return rc;
     if ( rdmsr_safe(HV_X64_MSR_GUEST_OS_ID, &msr) ||
          (!msr && wrmsr_safe(HV_X64_MSR_GUEST_OS_ID, SHIMK_GUEST_OS_ID)) )
         return -ENODEV;
@@ -211,7 +235,7 @@ static int hyperv_resume(void)
             return -EIO;
     }
     if ( ci->hv_vcpu_id == ~0u )
-        return 0;
+        return rc;
     if ( rdmsr_safe(HV_X64_MSR_VP_INDEX, &vp) || vp >= 0xfffffffeull )
         return -ENODEV;
     if ( vp != ci->hv_vcpu_id )
@@ -220,7 +244,7 @@ static int hyperv_resume(void)
                 ci->cpu, (unsigned int)vp, ci->hv_vcpu_id);
         ci->hv_vcpu_id = (uint32_t)vp;
     }
-    return 0;
+    return rc;
 }
 
 void hyperv_counts_cpu(unsigned int cpu, struct hyperv_counts *out)
@@ -241,13 +265,15 @@ static void hyperv_describe(char *buf, size_t size)
         n += ksnprintf(buf + n, size - n, ", no hypercalls (%s)",
                        no_hcall_why);
     if ( n < size )
-        ksnprintf(buf + n, size - n, ", uses [%s%s%s%s]",
+        ksnprintf(buf + n, size - n, ", uses [%s%s%s%s%s]",
                   hyperv_hcall_page ? "hypercall-page" : "",
                   this_cpu()->hv_vcpu_id != ~0u ? " vp-index" : "",
                   !hypervisor_ops.flush_tlb ? ""
                   : hv_use_ex               ? " flush-ex"
                                             : " flush",
-                  hypervisor_ops.send_ipi_mask ? " cluster-ipi" : "");
+                  hypervisor_ops.send_ipi_mask ? " cluster-ipi" : "",
+                  kvm_stop_signal_on() ? " kvmclock-stop-flag (KVM's leaves)"
+                                       : "");
 }
 
 const struct hypervisor_ops hyperv_ops = {
@@ -257,6 +283,7 @@ const struct hypervisor_ops hyperv_ops = {
     .setup = hyperv_setup,
     .ap_setup = hyperv_ap_setup,
     .resume = hyperv_resume,
+    .restarted = kvm_stop_signal_taken,
     .flush_tlb = hyperv_flush_tlb,
     .send_ipi_mask = hyperv_send_ipi_mask,
     .describe = hyperv_describe,

@@ -5,6 +5,7 @@
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
 #include <guest/kvm.h>
+#include <guest/kvm-area.h>
 #include <shimk/errno.h>
 #include <shimk/heap.h>
 #include <shimk/printk.h>
@@ -29,35 +30,13 @@
 static uint32_t features __ro_after_init, hints __ro_after_init;
 static bool use_steal_time __ro_after_init, use_pv_flush __ro_after_init;
 static bool use_pv_ipi __ro_after_init, use_vmmcall __ro_after_init;
-static bool use_sched_yield __ro_after_init, use_clock __ro_after_init;
+static bool use_sched_yield __ro_after_init;
 static struct kvm_steal_time *steal_area[NR_CPUS];
 static paddr_t steal_pa[NR_CPUS];
-static struct pvclock_vcpu_time_info *clock_area[NR_CPUS];
-static paddr_t clock_pa[NR_CPUS];
 
 static struct kvm_steal_time *area_of(unsigned int cpu)
 {
     return steal_area[cpu];
-}
-
-/*
- * A zeroed 64-byte heap object (64-byte aligned, so never across a page)
- * registered with the L0 through msr; its address in *pa.  NULL where
- * the heap, the walk or the MSR refused it.
- */
-static void *register_area(uint32_t msr, paddr_t *pa)
-{
-    void *p = kzalloc(64);
-
-    if ( !p )
-        return NULL;
-    if ( pt_translate(kernel_root, (vaddr_t)p, pa) ||
-         wrmsr_safe(msr, *pa | KVM_MSR_ENABLED) )
-    {
-        kfree(p);
-        return NULL;
-    }
-    return p;
 }
 
 /* Register this CPU's steal-time area (MSR_KVM_STEAL_TIME). */
@@ -66,31 +45,16 @@ static int register_steal_time(void)
     unsigned int cpu = smp_processor_id();
 
     BUILD_BUG_ON(sizeof(struct kvm_steal_time) != 64);
-    steal_area[cpu] = register_area(MSR_KVM_STEAL_TIME, &steal_pa[cpu]);
+    steal_area[cpu] = kvm_register_area(MSR_KVM_STEAL_TIME,
+                                        &steal_pa[cpu]);
     return steal_area[cpu] ? 0 : -ENODEV;
-}
-
-/*
- * Register this CPU's kvmclock area (MSR_KVM_SYSTEM_TIME_NEW), only for
- * its PVCLOCK_GUEST_STOPPED flag: KVM's one word that the VM was stopped
- * and run on, as after a migration (hypervisor_ops.restarted).
- */
-static int register_clock(void)
-{
-    unsigned int cpu = smp_processor_id();
-
-    BUILD_BUG_ON(sizeof(struct pvclock_vcpu_time_info) > 64);
-    clock_area[cpu] = register_area(MSR_KVM_SYSTEM_TIME_NEW, &clock_pa[cpu]);
-    return clock_area[cpu] ? 0 : -ENODEV;
 }
 
 static int cpu_setup(void)
 {
     int rc = use_steal_time ? register_steal_time() : 0;
 
-    if ( use_clock && register_clock() )
-        pr_warn("kvm: CPU%u: kvmclock not registered: a migration goes "
-                "unnoticed on it\n", smp_processor_id());
+    kvm_stop_signal_cpu_setup();
     return rc;
 }
 
@@ -123,11 +87,10 @@ static void kvm_setup(void)
     cpuid(hv_info.base + 1, &r);
     features = r.a;
     hints = r.d;
-    use_clock = (features >> KVM_FEATURE_CLOCKSOURCE2) & 1;
     if ( (features >> KVM_FEATURE_STEAL_TIME) & 1 )
         use_steal_time = !register_steal_time();
-    if ( use_clock && register_clock() )
-        use_clock = false;
+    if ( !kvm_stop_signal_init(hv_info.base) )
+        hypervisor_ops.restarted = NULL;
     use_pv_flush = use_steal_time && kvm_pv_tlb_flush_usable(features, hints);
     use_pv_ipi = (features >> KVM_FEATURE_PV_SEND_IPI) & 1;
     if ( !use_pv_flush )
@@ -147,39 +110,6 @@ static int kvm_ap_setup(void)
 }
 
 /*
- * hypervisor_ops.restarted: QEMU sets the flag through
- * KVM_KVMCLOCK_CTRL on each vCPU whenever the VM runs again after a
- * stop (kvmclock_vm_state_change()), which a migration's target and a
- * restored VM do once; KVM keeps it in the area until the guest clears
- * it (kvm_setup_guest_pvclock() carries a set flag over).
- */
-static bool kvm_restarted(void)
-{
-    return kvm_take_stop_flag(clock_area[smp_processor_id()]);
-}
-
-/*
- * One MSR-registered area again: written with its own address (KVM
- * takes a write as a new registration) and read back.  False, with a
- * warning, where the write fails or does not read back: the caller then
- * forgets the area, so that nothing reads a page the L0 no longer fills.
- */
-static bool reregister(uint32_t msr, const char *what, paddr_t pa)
-{
-    uint64_t now;
-
-    if ( !wrmsr_safe(msr, pa | KVM_MSR_ENABLED) && !rdmsr_safe(msr, &now) &&
-         now == (pa | KVM_MSR_ENABLED) )
-        return true;
-    pr_warn("kvm: resume: CPU%u: %s at %#lx not registered again: %s "
-            "dropped on this CPU\n", smp_processor_id(), what,
-            (unsigned long)pa,
-            msr == MSR_KVM_STEAL_TIME ? "its PV flush and yield are"
-                                      : "kvmclock's stop flag is");
-    return false;
-}
-
-/*
  * hypervisor_ops.resume: shimk's only MSR-registered areas are steal
  * time and kvmclock (no PV EOI, no async PF).  QEMU migrates both MSRs,
  * so on a sound L0 this re-registers what is there; a vCPU whose steal
@@ -191,9 +121,13 @@ static int kvm_resume(void)
     int rc = 0;
 
     if ( steal_area[cpu] &&
-         !reregister(MSR_KVM_STEAL_TIME, "steal time", steal_pa[cpu]) )
+         !kvm_reregister_area(MSR_KVM_STEAL_TIME, steal_pa[cpu]) )
     {
         struct kvm_steal_time *st = steal_area[cpu];
+
+        pr_warn("kvm: resume: CPU%u: steal time at %#lx not registered "
+                "again: its PV flush and yield are dropped on this CPU\n",
+                cpu, (unsigned long)steal_pa[cpu]);
 
         /*
          * Forgotten first, then its preempted byte cleared: a flagger
@@ -206,12 +140,8 @@ static int kvm_resume(void)
         __atomic_store_n(&st->preempted, 0, __ATOMIC_SEQ_CST);
         rc = -EIO;
     }
-    if ( clock_area[cpu] &&
-         !reregister(MSR_KVM_SYSTEM_TIME_NEW, "kvmclock", clock_pa[cpu]) )
-    {
-        clock_area[cpu] = NULL;
+    if ( kvm_stop_signal_resume("kvm") )
         rc = -EIO;
-    }
     return rc;
 }
 
@@ -304,7 +234,7 @@ static void kvm_describe(char *buf, size_t size)
               use_pv_flush ? " pv-tlb-flush" : "",
               use_pv_ipi ? " pv-send-ipi" : "",
               use_sched_yield ? " pv-sched-yield" : "",
-              use_clock ? " kvmclock-stop-flag" : "");
+              kvm_stop_signal_on() ? " kvmclock-stop-flag" : "");
 }
 
 /*
@@ -330,7 +260,7 @@ const struct hypervisor_ops kvm_ops = {
     .setup = kvm_setup,
     .ap_setup = kvm_ap_setup,
     .resume = kvm_resume,
-    .restarted = kvm_restarted,
+    .restarted = kvm_stop_signal_taken,
     .flush_tlb = kvm_flush_tlb,
     .stolen_ns = kvm_stolen_ns,
     .yield_to = kvm_yield_to,

@@ -103,12 +103,31 @@ def nested_steps_fall_inside_the_detector_when_it_runs():
 
 
 @case
-def the_matrix_key_is_xl_or_kvm_nested_and_reaches_tools_boot():
+def both_nested_backends_resume_lines_count():
+    """KVM's and Hyper-V's backends each say their resume and their
+    dropped kvmclock area in the same words (guest/resume.c,
+    guest/kvm/area.c); anything else is not a resume."""
+    lines = ("kvm: resume: CPU0: the L0 stopped this vCPU and ran it on",
+             "hyperv: resume: CPU1: the L0 stopped this vCPU and ran it on",
+             "xen: resume: CPU1: the L0 stopped this vCPU and ran it on")
+    got = [m.group(1) for m in map(env_nested.RESUME_RE.match, lines) if m]
+    drop = env_nested.RESUME_DROP_RE.match(
+        "hyperv: resume: CPU0: kvmclock at 0x2000 not registered again: "
+        "kvmclock's stop flag is dropped on this CPU")
+    return got == ["0", "1"] and drop is not None
+
+
+@case
+def the_matrix_key_is_xl_or_nested_and_reaches_tools_boot():
     r = matrix.parse("[a]\nenv = xl\nlifecycle = reboot,shutdown\n",
                      "t.ini")[0]
     n = matrix.parse("[a]\nenv = kvm-nested\nlifecycle = migrate\n",
                      "t.ini")[0]
+    h = matrix.parse("[a]\nenv = hyperv-nested\nlifecycle = "
+                     "save-restore\n", "t.ini")[0]
     if n.boot_cmd("l")[-2:] != ["--lifecycle", "migrate"]:
+        return False
+    if h.boot_cmd("l")[-2:] != ["--lifecycle", "save-restore"]:
         return False
     try:
         matrix.parse("[a]\nenv = xen\nlifecycle = shutdown\n", "t.ini")

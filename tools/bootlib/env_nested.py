@@ -68,10 +68,15 @@ RUN_RE = re.compile(r"^kvm-run: (.*)$")
 NESTED_LIFECYCLE_STEPS = ("save-restore", "migrate")
 NESTED_LIFECYCLE_RE = re.compile(
     r"^lifecycle (\S+) rc (\d+) at (\d+) s: ?(.*)$")
-# shimk's word of each CPU's resume (guest/resume.c), and of an area the
-# L0 would not take again (guest/kvm/kvm.c).
-RESUME_RE = re.compile(r"^kvm: resume: CPU(\d+): the L0 stopped this vCPU")
-RESUME_DROP_RE = re.compile(r"^kvm: resume: CPU\d+: .* not registered again")
+# shimk's word of each CPU's resume (guest/resume.c: KVM's backend or the
+# Hyper-V one), and of an area the L0 would not take again
+# (guest/kvm/kvm.c).
+RESUME_RE = re.compile(
+    r"^(?:kvm|hyperv): resume: CPU(\d+): the L0 stopped this vCPU")
+RESUME_DROP_RE = re.compile(
+    r"^(?:kvm|hyperv): resume: CPU\d+: .* not registered again")
+# The environments whose L1 can migrate and save L2 (tools/kvm-l1-init).
+NESTED_LIFECYCLE_ENVS = ("kvm-nested", "hyperv-nested")
 
 
 def lifecycle_trigger(append):

@@ -197,11 +197,12 @@ class Row:
         self.xen = self._version(sec, "xen", xenver, XEN_ENVS, path)
         self.l1_linux = self._version(sec, "l1_linux", l1ver, NESTED, path)
         # tools/boot --lifecycle: the toolstack's steps (env xl) or
-        # L1's (kvm-nested).
+        # L1's (kvm-nested, hyperv-nested).
         self.lifecycle = sec.get("lifecycle", "").strip()
-        if self.lifecycle and self.env not in ("xl", "kvm-nested"):
-            raise MatrixError("%s: [%s]: lifecycle needs env xl or "
-                              "kvm-nested"
+        if self.lifecycle and self.env not in ("xl", "kvm-nested",
+                                               "hyperv-nested"):
+            raise MatrixError("%s: [%s]: lifecycle needs env xl, "
+                              "kvm-nested or hyperv-nested"
                               % (path, name))
 
     def _version(self, sec, key, table, envs, path):
