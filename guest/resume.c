@@ -3,6 +3,7 @@
 
 #include <guest/hypervisor.h>
 #include <guest/hypervisor-ops.h>
+#include <shimk/cmdline.h>
 #include <shimk/errno.h>
 #include <shimk/printk.h>
 #include <shimk/time.h>
@@ -32,6 +33,15 @@ int hypervisor_resume_cpu(void)
 static unsigned int resumes[NR_CPUS];
 
 /*
+ * resume-hook=0: a negative control, never for use: a CPU that sees the
+ * L0's restart signal says so and kicks the others, but runs neither
+ * the hook nor the flush (docs/lifecycle.md, the nested rows).  Xen's
+ * own suspend path has xen-resume=0.
+ */
+static bool opt_resume_hook = true;
+boolean_param("resume-hook", opt_resume_hook);
+
+/*
  * KVM says a stop per vCPU (kvmclock's flag in each vCPU's own area), so
  * each CPU does its own half at its next interrupt: nothing waits on
  * another CPU in interrupt context.  A CPU busy in one thread may take
@@ -51,11 +61,19 @@ void hypervisor_restart_check(void)
     if ( !hypervisor_ops.restarted || !hypervisor_ops.restarted() )
         return;
     resumes[cpu]++;
-    rc = hypervisor_resume_cpu();
+    rc = opt_resume_hook ? hypervisor_resume_cpu() : 0;
     cpumask_copy(&others, &cpu_online_mask);
     cpumask_clear_cpu(cpu, &others);
     if ( !cpumask_empty(&others) )
         send_ipi_mask(&others, RESCHEDULE_VECTOR);
+    if ( !opt_resume_hook )
+    {
+        pr_warn("%s: resume: CPU%u: skipped (resume-hook=0, a negative "
+                "control): the L0 ran this vCPU on from a stop, and its "
+                "L0 state and TLB are left as they were (restart %u)\n",
+                hypervisor_ops.name, cpu, resumes[cpu]);
+        return;
+    }
     printk("%s: resume: CPU%u: the L0 stopped this vCPU and ran it on; "
            "%s, whole TLB flushed (resume %u)\n",
            hypervisor_ops.name, cpu,
