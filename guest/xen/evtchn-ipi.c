@@ -62,7 +62,7 @@ static enum xen_ipi_choice choice = XEN_IPI_APIC;
 static uint64_t rt_evtchn, rt_apic;        /* auto's medians, cycles */
 static const char *why = "not set up";
 
-static uint64_t upcalls[NR_CPUS], foreign[NR_CPUS];
+static uint64_t upcalls[NR_CPUS], foreign[NR_CPUS], delivered[NR_CPUS];
 
 static unsigned int slot_of(unsigned int vector)
 {
@@ -87,6 +87,7 @@ static void deliver(unsigned int port, void *arg)
         foreign[self]++;
         return;
     }
+    delivered[self]++;
     ipi_deliver(FIRST_IPI_VECTOR + slot, arg);
     /*
      * What do_trap() does after an IPI's vector, for this one: a
@@ -103,6 +104,20 @@ static void deliver(unsigned int port, void *arg)
  * port before its handler, so that a send racing with any step raises
  * the flag again and the loop (or the next upcall) sees it.
  */
+/*
+ * Passes of the upcall loop in a row on one CPU that delivered no IPI of
+ * its own.  Xen raises the upcall, and sets a selector bit, only when a
+ * port becomes pending, and the ports shimk does not own stay pending
+ * and masked, so a long run of empty passes is Xen signalling through
+ * event-channel state that shimk reads wrongly: a vcpu_info or shared
+ * info, or port table, that is not this domain's (after a resume without
+ * the hook, xen-resume=0: seen as every vCPU in this loop for ever,
+ * interrupts off, nothing printed).  A spurious pass now and then (a
+ * port the loop already took) resets at the next that delivers.
+ */
+#define UPCALL_STORM 100u
+static unsigned int empty_passes[NR_CPUS];
+
 static void xen_upcall(struct cpu_regs *regs)
 {
     unsigned int cpu = smp_processor_id();
@@ -112,7 +127,7 @@ static void xen_upcall(struct cpu_regs *regs)
     if ( vi )
         do
         {
-            uint64_t sel;
+            uint64_t sel, before = delivered[cpu];
 
             __atomic_store_n(&vi->evtchn_upcall_pending, 0,
                              __ATOMIC_SEQ_CST);
@@ -121,6 +136,17 @@ static void xen_upcall(struct cpu_regs *regs)
             evtchn_2l_scan((uint64_t *)shinfo->evtchn_pending,
                            (const uint64_t *)shinfo->evtchn_mask,
                            evtchn_ipi_mine(&table, cpu), sel, deliver, regs);
+            if ( delivered[cpu] != before )
+                empty_passes[cpu] = 0;
+            else if ( ++empty_passes[cpu] == UPCALL_STORM )
+                panic("xen: CPU%u: %u upcall passes in a row delivered no "
+                      "IPI (selector now %#lx, %lu ports not its own): Xen "
+                      "signals through event-channel state this domain "
+                      "does not show shimk (vcpu_info %p, shared info %p "
+                      "not registered here, as after a resume without the "
+                      "hook)", cpu, UPCALL_STORM, (unsigned long)sel,
+                      (unsigned long)foreign[cpu], (void *)vi,
+                      (void *)shinfo);
         } while ( __atomic_load_n(&vi->evtchn_upcall_pending,
                                   __ATOMIC_SEQ_CST) );
     apic_eoi();
