@@ -99,12 +99,6 @@ static void deliver(unsigned int port, void *arg)
 }
 
 /*
- * XEN_UPCALL_VECTOR.  The order is xen.h's: clear the upcall flag
- * before reading the selector, the selector before the ports, and each
- * port before its handler, so that a send racing with any step raises
- * the flag again and the loop (or the next upcall) sees it.
- */
-/*
  * Passes of the upcall loop in a row on one CPU that delivered no IPI of
  * its own.  Xen raises the upcall, and sets a selector bit, only when a
  * port becomes pending, and the ports shimk does not own stay pending
@@ -118,6 +112,12 @@ static void deliver(unsigned int port, void *arg)
 #define UPCALL_STORM 100u
 static unsigned int empty_passes[NR_CPUS];
 
+/*
+ * XEN_UPCALL_VECTOR.  The order is xen.h's: clear the upcall flag
+ * before reading the selector, the selector before the ports, and each
+ * port before its handler, so that a send racing with any step raises
+ * the flag again and the loop (or the next upcall) sees it.
+ */
 static void xen_upcall(struct cpu_regs *regs)
 {
     unsigned int cpu = smp_processor_id();
