@@ -245,6 +245,22 @@ def a_panic_row_wants_shimks_panic_line():
 
 
 @case
+def an_expected_verdict_may_be_any_of_several():
+    r = row("[t]\nenv = kvm-nested\nexpect = panic\n"
+            "expect_verdict = L1 saw: vCPU1 running|: a loop;\n")
+    said = "boot: env=kvm-nested rc=2 (panic; while ..., L1 saw: %s)\n"
+    moving = said % "vCPU1 running, RIP moving (spin_deaf+0x12)"
+    loop = said % ("vCPU1 at 0x1 in all 5 samples, but KVM entered it at "
+                   "0x1, 0x2: a loop; ...")
+    livelock = said % "L0 livelock: vCPU1 entered 900 times"
+    return (matrix.judge(r, 2, PANIC, moving) == ("PASS", "") and
+            matrix.judge(r, 2, PANIC, loop) == ("PASS", "") and
+            matrix.judge(r, 2, PANIC, livelock)[1].startswith(
+                "expected a verdict with 'L1 saw: vCPU1 running' or "
+                "': a loop;'"))
+
+
+@case
 def exit_77_is_a_skip_with_the_runners_reason():
     r = row()
     return (matrix.judge(r, 77, "", "boot: env=tcg rc=77 (everything "

@@ -133,7 +133,10 @@ class Row:
         # A substring of tools/boot's verdict: for a failure that shimk
         # cannot print itself (a triple fault the memory reader blames on
         # shimk), it stands in for the PANIC line an expect=panic row wants.
-        self.expect_verdict = sec.get("expect_verdict", "").strip()
+        # Several, '|'-separated: any one of them.
+        self.expect_verdict = [v.strip() for v in
+                               sec.get("expect_verdict", "").split("|")
+                               if v.strip()]
         self.expect_lines = [s.strip()
                              for s in sec.get("expect_lines", "").split("|")
                              if s.strip()]
@@ -529,9 +532,10 @@ def judge_rest(row, rc, lines, stdout, stderr, log):
     if rc != want:
         return "FAIL", "expected %s, tools/boot said: %s" % (
             row.expect, verdict_of(stderr))
-    if row.expect_verdict and row.expect_verdict not in verdict_of(stderr):
+    if row.expect_verdict and not any(v in verdict_of(stderr)
+                                      for v in row.expect_verdict):
         return "FAIL", "expected a verdict with '%s', tools/boot said: %s" % (
-            row.expect_verdict, verdict_of(stderr))
+            "' or '".join(row.expect_verdict), verdict_of(stderr))
     if row.expect == "panic" and not row.expect_verdict and \
             not any(PANIC_RE.match(l) for l in lines):
         return "FAIL", ("expected a shimk panic, got rc 2 without a "
