@@ -222,8 +222,9 @@ int xen_suspend(void)
     }
     if ( suspend_rc == 0 )
     {
-        pr_info("xen: suspend: cancelled by the toolstack; the domain goes "
-                "on with its state intact\n");
+        pr_info("xen: suspend: cancelled by the toolstack after %ld ms; the "
+                "domain goes on with its state intact\n",
+                (long)((int64_t)(rdtsc() - start) / (int64_t)(tsc_khz ?: 1)));
         return 0;
     }
     if ( !opt_xen_resume )

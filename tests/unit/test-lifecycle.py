@@ -14,12 +14,13 @@ from pytap import case  # noqa: E402
 import pytap  # noqa: E402
 
 
-def env(steps, done, resumed=(), boots=1):
+def env(steps, done, resumed=(), boots=1, went_on=()):
     """An XlEnv with only what lifecycle_verdict reads."""
     e = env_xl.XlEnv.__new__(env_xl.XlEnv)
     e.a = types.SimpleNamespace(lifecycle=list(steps))
     e.lifecycle_done = [(s, rc, 5) for s, rc in done]
     e.lifecycle_resumed = list(resumed)
+    e.lifecycle_went_on = list(went_on)
     e.boots = boots
     return e
 
@@ -45,6 +46,21 @@ def a_step_not_done_or_failed_fails():
 def a_save_needs_shimks_resume():
     e = env(["migrate"], [("migrate", 0)])
     return "resumed 0 times after 1 saves" in e.lifecycle_verdict("poweroff")
+
+
+@case
+def a_checkpoint_needs_a_cancelled_suspend_not_a_resume():
+    ok = env(["checkpoint"], [("checkpoint", 0)], went_on=[4])
+    new = env(["checkpoint"], [("checkpoint", 0)], resumed=[4])
+    both = env(["checkpoint", "save-restore"],
+               [("checkpoint", 0), ("save-restore", 0)], resumed=[6],
+               went_on=[4])
+    return (ok.lifecycle_verdict("poweroff") is None and
+            "cancelled 0 times after 1 checkpoints" in
+            env(["checkpoint"], [("checkpoint", 0)]).lifecycle_verdict(
+                "poweroff") and
+            new.lifecycle_verdict("poweroff") is not None and
+            both.lifecycle_verdict("poweroff") is None)
 
 
 @case

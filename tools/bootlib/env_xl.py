@@ -73,8 +73,11 @@ XL_REASON_CODE = {"poweroff": 0, "reboot": 1, "crash": 2}
 # tools/boot --lifecycle: what dom0 does to the running domU, in order
 # (tools/xl-dom0-init, lifecycle_poll), and its report of each:
 # "lifecycle <step> rc <N> at <S> s: <xl's last line>".
-LIFECYCLE_STEPS = ("shutdown", "reboot", "save-restore", "migrate")
+LIFECYCLE_STEPS = ("shutdown", "reboot", "save-restore", "migrate",
+                   "checkpoint")
 XL_RESUMED_RE = re.compile(r"^lifecycle resumed after (\d+) s$")
+# A checkpoint's end: shimk said its suspend was cancelled.
+XL_WENT_ON_RE = re.compile(r"^lifecycle went on after (\d+) s$")
 # The boot summary's start (docs/design.md#boot-summary), counted.
 BOOT_SUMMARY_RE = re.compile(r"^(?:\(d\d+\) )?shimk: boot hv=")
 XL_LIFECYCLE_RE = re.compile(r"^lifecycle (\S+) rc (\d+) at (\d+) s: ?(.*)$")
@@ -208,6 +211,7 @@ class XlEnv(XenEnv):
         # --lifecycle: dom0's report of each step, (step, rc, seconds).
         self.lifecycle_done = []
         self.lifecycle_resumed = []  # s from each save to shimk's resume
+        self.lifecycle_went_on = []  # s from each checkpoint to its cancel
         # shimk's boot summaries on the domU's console: one per boot.
         self.boots = 0
         # dom0's uptime by which the domU must be gone, then the peer.
@@ -391,6 +395,11 @@ class XlEnv(XenEnv):
                 what).group(1)))
             note("lifecycle: shimk resumed %s s after the save began"
                  % self.lifecycle_resumed[-1])
+        elif XL_WENT_ON_RE.match(what):
+            self.lifecycle_went_on.append(int(XL_WENT_ON_RE.match(
+                what).group(1)))
+            note("lifecycle: shimk went on in the same domain %s s after "
+                 "the checkpoint began" % self.lifecycle_went_on[-1])
         elif XL_LIFECYCLE_RE.match(what):
             step, rc, at, last = XL_LIFECYCLE_RE.match(what).groups()
             self.lifecycle_done.append((step, int(rc), int(at)))
@@ -680,6 +689,13 @@ class XlEnv(XenEnv):
         if len(self.lifecycle_resumed) != saves:
             return ("lifecycle: shimk resumed %d times after %d saves"
                     % (len(self.lifecycle_resumed), saves))
+        # A checkpoint's domain goes on: its suspend must read as
+        # cancelled, never as a new domain.
+        checkpoints = want.count("checkpoint")
+        if len(self.lifecycle_went_on) != checkpoints:
+            return ("lifecycle: shimk said its suspend was cancelled %d "
+                    "times after %d checkpoints"
+                    % (len(self.lifecycle_went_on), checkpoints))
         boots = 1 + want.count("reboot")
         if self.boots != boots:
             return ("lifecycle: %d boots of shimk on the domain's console, "
