@@ -6,8 +6,10 @@
 #include <shimk/cmdline.h>
 #include <shimk/errno.h>
 #include <shimk/printk.h>
+#include <shimk/sched.h>
 #include <shimk/time.h>
 #include <asm/apic.h>
+#include <asm/processor.h>
 #include <asm/flushtlb.h>
 #include <asm/percpu.h>
 #include <asm/smp.h>
@@ -28,6 +30,35 @@ int hypervisor_resume_cpu(void)
 
     flush_area_local(NULL, FLUSH_TLB_GLOBAL);
     return rc;
+}
+
+/*
+ * A new host may run the TSC and the APIC timer at other rates (no TSC
+ * scaling there, another APIC timer), and every bound of shimk's counts
+ * cycles of the boot's rate.  So both are asked again, as at boot: the
+ * TSC from the boot's source (a rate the L0 states must be the same, a
+ * measured one must agree within both bounds), then the APIC timer
+ * measured against it where one-shot counts use its rate.  A changed
+ * rate is taken and said.  Under TSC-deadline the APIC's rate is not
+ * used, and measuring it would cost up to 570 ms with interrupts off.
+ */
+void resume_clocks(void)
+{
+    int tsc = tsc_recheck();
+    unsigned long f;
+
+    if ( apic_timer_tsc_deadline )
+    {
+        pr_info("apic: resume: timer not measured again: TSC-deadline mode "
+                "counts TSC cycles%s\n",
+                tsc > 0 ? " (at the new rate)" : "");
+        return;
+    }
+    /* One CPU's timer, measured and written again in one go. */
+    f = local_irq_save();
+    apic_timer_recheck("resume");
+    sched_timer_rewrite_here();
+    local_irq_restore(f);
 }
 
 static unsigned int resumes[NR_CPUS];
@@ -55,7 +86,6 @@ void hypervisor_restart_check(void)
 {
     unsigned int cpu = smp_processor_id();
     cpumask_t others;
-    uint64_t khz;
     int rc;
 
     if ( !hypervisor_ops.restarted || !hypervisor_ops.restarted() )
@@ -80,12 +110,6 @@ void hypervisor_restart_check(void)
            rc ? "its L0 state could not all be registered again (above)"
               : "its L0 state registered again and read back",
            resumes[cpu]);
-    if ( cpu || !hypervisor_ops.tsc_khz )
-        return;
-    khz = hypervisor_ops.tsc_khz();
-    if ( khz && khz != tsc_khz )
-        pr_warn("%s: resume: the TSC now runs at %lu kHz, not the boot's "
-                "%lu kHz: shimk's time is off by that ratio\n",
-                hypervisor_ops.name, (unsigned long)khz,
-                (unsigned long)tsc_khz);
+    if ( !cpu )
+        resume_clocks();
 }

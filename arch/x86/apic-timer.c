@@ -2,6 +2,7 @@
 /* Local APIC timer: rate, mode, one register write per arm (SDM 3A 11.5.4). */
 
 #include <shimk/cmdline.h>
+#include <shimk/errno.h>
 #include <shimk/printk.h>
 #include <shimk/time.h>
 #include <shimk/timer-oneshot.h>
@@ -10,12 +11,15 @@
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
+#include <asm/rate-bound.h>
 
 uint32_t apic_timer_khz __read_mostly;
 uint32_t apic_timer_err_ppm __read_mostly;
 bool apic_timer_tsc_deadline __read_mostly;
 /* The rate at the top of its bound: counts from it never run out early. */
 static uint64_t count_khz __read_mostly;
+/* tsc_khz when the rate was measured: the rate is relative to it. */
+static uint64_t rate_tsc_khz __read_mostly;
 
 /* tsc-deadline=<bool>: use TSC-deadline mode where CPUID offers it. */
 static bool opt_tsc_deadline = true;
@@ -73,22 +77,24 @@ static void read_count(struct apic_count_read *r)
  * in TCG a bracket is often 30-70 us wide, more on a loaded host.  The
  * old way (TSC read after the TMICT write, one unbracketed read at the
  * end) counted every stall as ticks: +7 % to +89 % under Xen in TCG.
+ * The LVT is left masked and the count stopped: the caller sets the
+ * timer up again.  False when no round gave a rate; *n the rounds.
  */
-void apic_timer_calibrate(void)
+static bool measure(struct apic_calibration *out, unsigned int *n)
 {
     struct apic_calibration rounds[CALIB_MAX_ROUNDS];
     bool ok[CALIB_MAX_ROUNDS];
     unsigned long f = local_irq_save();
-    unsigned int n = 0;
     int best = -1;
 
+    *n = 0;
     apic_write(APIC_TIMER_DIV, DIVIDE_BY_1);
     apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED | TIMER_VECTOR);
-    while ( n < CALIB_ROUNDS ||
-            (n < CALIB_MAX_ROUNDS &&
+    while ( *n < CALIB_ROUNDS ||
+            (*n < CALIB_MAX_ROUNDS &&
              (best < 0 || rounds[best].err_ppm > CALIB_GOOD_PPM)) )
     {
-        uint64_t window = us_to_cycles(calib_window_us(n));
+        uint64_t window = us_to_cycles(calib_window_us(*n));
         struct apic_count_read a, b;
 
         apic_write(APIC_TIMER_INIT, 0xffffffff);
@@ -96,32 +102,44 @@ void apic_timer_calibrate(void)
         while ( rdtsc() - a.tsc_after < window )
             cpu_relax();
         read_count(&b);
-        ok[n] = apic_calib_round(&a, &b, tsc_khz_or_guess(), &rounds[n]);
-        best = apic_calib_best(rounds, ok, ++n);
+        ok[*n] = apic_calib_round(&a, &b, tsc_khz_or_guess(), &rounds[*n]);
+        best = apic_calib_best(rounds, ok, ++*n);
     }
     apic_write(APIC_TIMER_INIT, 0);
     local_irq_restore(f);
+    if ( best >= 0 )
+        *out = rounds[best];
+    return best >= 0;
+}
 
-    if ( best < 0 )
-    {
-        /* Not a count we can use: 1 GHz (QEMU's) keeps arms short. */
-        apic_timer_khz = 1000000;
-        apic_timer_err_ppm = 1000000;
-        pr_warn("apic: timer calibration failed in all %u rounds; "
-                "assuming %u kHz\n", n, apic_timer_khz);
-    }
-    else
-    {
-        apic_timer_khz = (uint32_t)rounds[best].khz;
-        apic_timer_err_ppm = rounds[best].err_ppm;
-    }
+/* The rate at the top of its bound, for counts that never run out early. */
+static void take_rate(uint32_t khz, uint32_t err_ppm)
+{
     /*
      * A count that runs out before its deadline (the rate a bit low)
      * finds nothing due, so the interrupt re-arms for the same deadline,
      * and again: 2.8 interrupts per 100 us halt seen under Xen.
      */
-    count_khz = apic_timer_khz + ((uint64_t)apic_timer_khz *
-                                  apic_timer_err_ppm + 999999) / 1000000;
+    count_khz = khz + ((uint64_t)khz * err_ppm + 999999) / 1000000;
+    apic_timer_err_ppm = err_ppm;
+    apic_timer_khz = khz;
+    rate_tsc_khz = tsc_khz_or_guess();
+}
+
+void apic_timer_calibrate(void)
+{
+    struct apic_calibration c;
+    unsigned int n;
+
+    if ( !measure(&c, &n) )
+    {
+        /* Not a count we can use: 1 GHz (QEMU's) keeps arms short. */
+        take_rate(1000000, 1000000);
+        pr_warn("apic: timer calibration failed in all %u rounds; "
+                "assuming %u kHz\n", n, apic_timer_khz);
+    }
+    else
+        take_rate((uint32_t)c.khz, c.err_ppm);
     apic_timer_tsc_deadline = boot_cpu.tsc_deadline && opt_tsc_deadline;
     pr_info("apic: timer %u kHz +/- %u.%02u %% (best of %u rounds of %s%u "
             "ms, bracketed by the TSC); arming with %s\n",
@@ -136,6 +154,44 @@ void apic_timer_calibrate(void)
                 "slices may end early or late by as much\n",
                 apic_timer_err_ppm);
     apic_timer_setup_cpu();
+}
+
+int apic_timer_recheck(const char *why)
+{
+    struct apic_calibration c;
+    uint32_t was, was_ppm = apic_timer_err_ppm;
+    unsigned int n;
+    bool ok = measure(&c, &n);
+
+    /*
+     * Both rates are counted against tsc_khz: where that has been
+     * taken anew since (tsc_recheck()), the old one is scaled to it, so
+     * that what is compared is the ratio every arm uses.
+     */
+    was = (uint32_t)((uint64_t)apic_timer_khz * tsc_khz_or_guess() /
+                     (rate_tsc_khz ?: tsc_khz_or_guess()));
+
+    /* Its mode and divisor again; the caller re-arms what was armed. */
+    apic_timer_setup_cpu();
+    if ( !ok )
+    {
+        pr_warn("apic: %s: timer measured again, no round gave a rate in "
+                "%u; the boot's %u kHz kept\n", why, n, apic_timer_khz);
+        return -EIO;
+    }
+    if ( rate_bounds_agree(was, was_ppm, c.khz, c.err_ppm) )
+    {
+        pr_info("apic: %s: timer rate kept: %lu kHz +/- %u ppm (%u "
+                "rounds), as the %u kHz +/- %u ppm in use\n", why,
+                (unsigned long)c.khz, c.err_ppm, n, was, was_ppm);
+        return 0;
+    }
+    take_rate((uint32_t)c.khz, c.err_ppm);
+    pr_warn("apic: %s: timer rate changed: now %lu kHz +/- %u ppm (%u "
+            "rounds), not the %u kHz +/- %u ppm in use: re-calibrated, "
+            "one-shot counts use the new rate\n", why, (unsigned long)c.khz, c.err_ppm, n, was,
+            was_ppm);
+    return 1;
 }
 
 void apic_timer_program(uint64_t deadline, bool hardware, struct oneshot *o)

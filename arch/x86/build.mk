@@ -26,6 +26,7 @@ obj-y += arch/x86/probe.o
 obj-y += arch/x86/apic.o
 obj-y += arch/x86/apic-timer.o
 obj-y += arch/x86/apic-calibrate.o
+obj-y += arch/x86/rate-bound.o
 obj-y += arch/x86/ipi.o
 obj-y += arch/x86/switch.o
 obj-y += arch/x86/safe-halt.o

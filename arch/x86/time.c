@@ -2,14 +2,17 @@
 /* TSC time base: where its frequency comes from, conversions, busy waits. */
 
 #include <guest/hypervisor-ops.h>
+#include <shimk/errno.h>
 #include <shimk/printk.h>
 #include <shimk/time.h>
 #include <asm/cpufeature.h>
 #include <asm/cpuid.h>
 #include <asm/io.h>
 #include <asm/processor.h>
+#include <asm/rate-bound.h>
 
 uint64_t tsc_khz;
+uint32_t tsc_err_ppm;
 const char *tsc_source = "none";
 
 uint64_t cycles_to_ns(uint64_t cycles)
@@ -60,69 +63,176 @@ static uint64_t cpuid16_tsc_khz(void)
 /*
  * Count TSC cycles while PIT channel 2 (1.193182 MHz) counts 10 ms down
  * in mode 0, its gate and output on port 0x61 (8254 data sheet).  No
- * PIT (a Xen PVH guest) shows as output already high: 0 then.
+ * PIT (a Xen PVH guest) shows as output already high: 0 then.  Every
+ * port access is bracketed by ordered TSC reads, as the APIC timer's
+ * calibration is: the count starts within the write of its high byte,
+ * and the output rose after the last read that saw it low and before
+ * the one that saw it high, so a stall (each access is an exit under
+ * an L0) widens the bound instead of moving the rate.  The best of
+ * PIT_ROUNDS; one PIT tick of the start's uncertainty is added.
  */
-#define PIT_HZ 1193182u
-static uint64_t pit_tsc_khz(void)
+#define PIT_HZ     1193182u
+#define PIT_ROUNDS 3
+
+static bool pit_round(uint64_t *khz, uint32_t *err_ppm)
 {
     const unsigned int ms = 10;
     uint16_t count = PIT_HZ * ms / 1000;
-    uint64_t start, elapsed, bound = 20000000000ull;
+    uint64_t start_b, start_a, low_b = 0, b, a, bound = 20000000000ull;
+    uint64_t ref_ns = (uint64_t)count * 1000000000ull / PIT_HZ;
+    bool seen_low = false;
 
     outb(0x61, (inb(0x61) & ~0x02) | 0x01);    /* gate on, speaker off */
     outb(0x43, 0xb0);                           /* ch2, lo/hi, mode 0 */
     outb(0x42, count & 0xff);
+    start_b = rdtsc_ordered();
     outb(0x42, count >> 8);
-    start = rdtsc();
-    while ( !(inb(0x61) & 0x20) )
-        if ( rdtsc() - start > bound )
-            return 0;
-    elapsed = rdtsc() - start;
-    /* Under 10 MHz would mean the output was never low: no PIT. */
-    if ( elapsed < 10000ull * ms )
-        return 0;
-    return elapsed / ms;
+    start_a = rdtsc_ordered();
+    for ( ;; )
+    {
+        uint8_t v;
+
+        b = rdtsc_ordered();
+        v = inb(0x61);
+        a = rdtsc_ordered();
+        if ( v & 0x20 )
+            break;
+        seen_low = true;
+        low_b = b;
+        if ( a - start_b > bound )
+            return false;
+    }
+    /* Never low, or over at once (under 10 MHz): no PIT. */
+    if ( !seen_low || a - start_b < 10000ull * ms || low_b < start_a )
+        return false;
+    if ( !rate_from_bracket(low_b - start_a, a - start_b, ref_ns, khz,
+                            err_ppm) )
+        return false;
+    *err_ppm = MIN(*err_ppm + 1000000u / count + 1, 1000000u);
+    return true;
 }
+
+static uint64_t pit_tsc_khz(uint32_t *err_ppm)
+{
+    uint64_t best = 0;
+
+    *err_ppm = 1000000;
+    for ( unsigned int i = 0; i < PIT_ROUNDS; i++ )
+    {
+        uint64_t khz;
+        uint32_t ppm;
+
+        if ( !pit_round(&khz, &ppm) )
+            return 0;
+        if ( !best || ppm < *err_ppm )
+        {
+            best = khz;
+            *err_ppm = ppm;
+        }
+    }
+    return best;
+}
+
+static uint64_t l0_tsc_khz(uint32_t *err_ppm)
+{
+    *err_ppm = 0;
+    return hypervisor_ops.tsc_khz ? hypervisor_ops.tsc_khz() : 0;
+}
+
+static uint64_t stated15(uint32_t *err_ppm)
+{
+    *err_ppm = 0;
+    return cpuid15_tsc_khz();
+}
+
+static uint64_t stated16(uint32_t *err_ppm)
+{
+    *err_ppm = 0;
+    return cpuid16_tsc_khz();
+}
+
+/* The source the boot's rate came from, asked again at a resume. */
+static uint64_t (*tsc_get)(uint32_t *err_ppm);
 
 void time_init(void)
 {
     static const struct
     {
         const char *name;
-        uint64_t (*get)(void);
+        uint64_t (*get)(uint32_t *err_ppm);
     } sources[] = {
-        { "cpuid 0x15", cpuid15_tsc_khz },
+        { "cpuid 0x15", stated15 },
         { "pit calibration", pit_tsc_khz },
-        { "cpuid 0x16", cpuid16_tsc_khz },
+        { "cpuid 0x16", stated16 },
     };
+    uint32_t ppm = 0;
 
     /* The L0's word first: its CPUID leaves know the guest's TSC rate. */
-    if ( hypervisor_ops.tsc_khz )
+    if ( l0_tsc_khz(&ppm) >= 1000 )
     {
-        uint64_t khz = hypervisor_ops.tsc_khz();
-
-        if ( khz >= 1000 )
-        {
-            tsc_khz = khz;
-            tsc_source = hypervisor_ops.tsc_khz_source;
-        }
+        tsc_khz = l0_tsc_khz(&ppm);
+        tsc_source = hypervisor_ops.tsc_khz_source;
+        tsc_get = l0_tsc_khz;
     }
     for ( unsigned int i = 0;
           !tsc_khz && i < sizeof(sources) / sizeof(sources[0]); i++ )
     {
         uint64_t khz;
 
-        khz = sources[i].get();
+        khz = sources[i].get(&ppm);
         if ( khz >= 1000 )
         {
             tsc_khz = khz;
+            tsc_err_ppm = ppm;
             tsc_source = sources[i].name;
+            tsc_get = sources[i].get;
             break;
         }
     }
     if ( !tsc_khz )
         pr_warn("tsc: frequency unknown; assuming %llu kHz for timeouts\n",
                 TSC_KHZ_GUESS);
-    pr_info("tsc: %lu kHz from %s%s\n", (unsigned long)tsc_khz, tsc_source,
-            boot_cpu.invariant_tsc ? ", invariant" : "");
+    if ( tsc_err_ppm )
+        pr_info("tsc: %lu kHz +/- %u ppm from %s (best of %u rounds of 10 "
+                "ms, bracketed)%s\n",
+                (unsigned long)tsc_khz, tsc_err_ppm, tsc_source, PIT_ROUNDS,
+                boot_cpu.invariant_tsc ? ", invariant" : "");
+    else
+        pr_info("tsc: %lu kHz from %s%s\n", (unsigned long)tsc_khz,
+                tsc_source, boot_cpu.invariant_tsc ? ", invariant" : "");
+}
+
+int tsc_recheck(void)
+{
+    uint32_t ppm;
+    uint64_t khz, was = tsc_khz;
+
+    if ( !tsc_get )
+        return -ENODEV;
+    khz = tsc_get(&ppm);
+    if ( khz < 1000 )
+    {
+        pr_warn("tsc: resume: %s gave no rate now; shimk keeps counting "
+                "%lu kHz\n", tsc_source, (unsigned long)was);
+        return -ENODEV;
+    }
+    if ( rate_bounds_agree(was, tsc_err_ppm, khz, ppm) )
+    {
+        pr_info("tsc: resume: rate kept: %lu kHz +/- %u ppm from %s, as "
+                "the %lu kHz +/- %u ppm in use\n", (unsigned long)khz, ppm,
+                tsc_source, (unsigned long)was, tsc_err_ppm);
+        return 0;
+    }
+    /*
+     * Another rate (a host without TSC scaling, or one the L0 now
+     * states): every bound, delay and rate from here on counts in the
+     * new cycles.  A wait already under way keeps the cycles it took.
+     */
+    __atomic_store_n(&tsc_khz, khz, __ATOMIC_RELEASE);
+    tsc_err_ppm = ppm;
+    pr_warn("tsc: resume: rate changed: now %lu kHz +/- %u ppm from %s, "
+            "not the %lu kHz in use: re-calibrated, shimk's time counts the "
+            "new rate\n",
+            (unsigned long)khz, ppm, tsc_source, (unsigned long)was);
+    return 1;
 }

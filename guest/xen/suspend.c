@@ -224,7 +224,7 @@ int xen_suspend(void)
     {
         pr_info("xen: suspend: cancelled by the toolstack after %ld ms; the "
                 "domain goes on with its state intact\n",
-                (long)((int64_t)(rdtsc() - start) / (int64_t)(tsc_khz ?: 1)));
+                (long)((int64_t)(rdtsc() - start) / (int64_t)(khz ?: 1)));
         return 0;
     }
     if ( !opt_xen_resume )
@@ -240,21 +240,17 @@ int xen_suspend(void)
                 "by (xen-ipi=apic): taken as a new domain\n");
     if ( xs_resume() )
         pr_warn("xen: resume: no xenstore: the control client stops\n");
-    /*
-     * The TSC's rate is the domain's (Xen keeps it across a migration
-     * by scaling or emulation, tsc_mode): said if it changed, since
-     * every timeout of shimk's counts in cycles of the boot's rate.
-     */
-    if ( hypervisor_ops.tsc_khz && hypervisor_ops.tsc_khz() &&
-         hypervisor_ops.tsc_khz() != khz )
-        pr_warn("xen: resume: the TSC now runs at %lu kHz, not the boot's "
-                "%lu kHz: shimk's time is off by that ratio\n",
-                (unsigned long)hypervisor_ops.tsc_khz(), (unsigned long)khz);
     pr_info("xen: resume: in a new domain after %ld ms of this domain's "
             "TSC; shared info, vcpu_info, runstate areas, event channels, "
             "console and xenstore re-established on %u CPUs, every TLB "
             "flushed\n",
-            (long)((int64_t)(rdtsc() - start) / (int64_t)(tsc_khz ?: 1)),
+            (long)((int64_t)(rdtsc() - start) / (int64_t)(khz ?: 1)),
             nr_cpus_online);
+    /*
+     * The TSC's rate is the domain's (Xen keeps it across a migration
+     * by scaling or emulation, tsc_mode), and the APIC timer's is its
+     * vlapic's; both are asked again all the same (guest/resume.c).
+     */
+    resume_clocks();
     return 1;
 }

@@ -116,6 +116,16 @@ extern bool apic_timer_tsc_deadline;
 void apic_timer_calibrate(void);
 
 /*
+ * Measure the rate again as the calibration does (this CPU, its LVT
+ * masked meanwhile, up to 570 ms with interrupts off) and compare it
+ * with the one in use: kept when both bounds overlap (0), else taken
+ * and said (1); -EIO when no round gave a rate.  why names the caller
+ * in its line ("resume").  The timer is set up again but not armed:
+ * whatever was armed must be written again (sched_timer_rewrite_here).
+ */
+int apic_timer_recheck(const char *why);
+
+/*
  * This CPU's divider, LVT mode and vector, written once: writing them
  * again would cancel an expiry not yet delivered (QEMU, Xen).  Before
  * apic_timer_calibrate() the LVT stays masked.

@@ -38,6 +38,12 @@ void hypervisor_cpuid_exit(void);
 int hypervisor_resume_cpu(void);
 
 /*
+ * guest/resume.c, on the boot CPU after a resume: the TSC's rate and
+ * the APIC timer's asked again, a changed one taken and said.
+ */
+void resume_clocks(void);
+
+/*
  * Every interrupt's exit (kernel/sched/timer.c): where the L0 says this
  * vCPU was stopped and run on (hypervisor_ops.restarted), its resume,
  * said on the console; the first CPU to see it kicks the others.

@@ -146,6 +146,9 @@ uint64_t sched_last_timer_irq(unsigned int cpu);
  */
 void sched_timer_arm_here(uint64_t deadline);
 
+/* Write this CPU's armed expiry again, its timer having been set up anew. */
+void sched_timer_rewrite_here(void);
+
 /* ktest: has this CPU's timer no expiry outstanding? */
 bool sched_timer_idle_here(void);
 

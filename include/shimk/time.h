@@ -8,6 +8,9 @@
 /* TSC frequency in kHz; 0 until time_init() has found it. */
 extern uint64_t tsc_khz;
 
+/* Its bound, parts per million: 0 where a leaf stated it. */
+extern uint32_t tsc_err_ppm;
+
 /* Where tsc_khz came from ("xen cpuid leaf", "pit calibration", ...). */
 extern const char *tsc_source;
 
@@ -17,6 +20,14 @@ extern const char *tsc_source;
  * order.  Boot CPU, before anything waits with a bound.
  */
 void time_init(void);
+
+/*
+ * After the L0 ran the guest on from a saved state (boot CPU): the rate
+ * again from the boot's source, stated or measured.  Agreeing within
+ * both bounds, it is kept (0); otherwise the new one is taken, said,
+ * and 1 returned; -ENODEV where the source gives nothing now.
+ */
+int tsc_recheck(void);
 
 /* Until tsc_khz is known, bounds assume this (a fast, safe guess). */
 #define TSC_KHZ_GUESS 4000000ull

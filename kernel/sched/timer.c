@@ -458,3 +458,24 @@ void sched_timer_arm_here(uint64_t deadline)
     timer_arm(this_rq(), deadline);
     local_irq_restore(f);
 }
+
+/*
+ * After something else used this CPU's timer (a rate measured again at
+ * a resume): its mode is set up anew and nothing is counting, so what
+ * was armed is written again.  A deadline already past fires at once,
+ * so an expiry due meanwhile is late, never lost.
+ */
+void sched_timer_rewrite_here(void)
+{
+    struct runqueue *rq = this_rq();
+    unsigned long f = local_irq_save();
+
+    if ( rq->timer.deadline )
+    {
+        tr(rq, 'r', rq->timer.deadline);
+        apic_timer_program(rq->timer.deadline, !rq->debug_drop_timer,
+                           &rq->timer);
+        rq->stats.arm_writes++;
+    }
+    local_irq_restore(f);
+}

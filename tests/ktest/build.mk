@@ -15,6 +15,7 @@ obj-$(CONFIG_KTEST) += tests/ktest/entry.o
 obj-$(CONFIG_KTEST) += tests/ktest/guarded.o
 obj-$(CONFIG_KTEST) += tests/ktest/selfcheck.o
 obj-$(CONFIG_KTEST) += tests/ktest/timer.o
+obj-$(CONFIG_KTEST) += tests/ktest/clocks.o
 obj-$(CONFIG_KTEST) += tests/ktest/tasks.o
 obj-$(CONFIG_KTEST) += tests/ktest/ring3.o
 obj-$(CONFIG_KTEST) += tests/ktest/tlb.o

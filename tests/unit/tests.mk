@@ -105,6 +105,9 @@ unit-tests += apic-calibrate
 unit-apic-calibrate-src := tests/unit/test-apic-calibrate.c \
                            arch/x86/apic-calibrate.c
 
+unit-tests += rate-bound
+unit-rate-bound-src := tests/unit/test-rate-bound.c arch/x86/rate-bound.c
+
 unit-tests += timer-oneshot
 unit-timer-oneshot-src := tests/unit/test-timer-oneshot.c \
                           kernel/sched/timer-oneshot.c
