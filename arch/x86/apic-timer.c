@@ -189,8 +189,8 @@ int apic_timer_recheck(const char *why)
     take_rate((uint32_t)c.khz, c.err_ppm);
     pr_warn("apic: %s: timer rate changed: now %lu kHz +/- %u ppm (%u "
             "rounds), not the %u kHz +/- %u ppm in use: re-calibrated, "
-            "one-shot counts use the new rate\n", why, (unsigned long)c.khz, c.err_ppm, n, was,
-            was_ppm);
+            "one-shot counts use the new rate\n",
+            why, (unsigned long)c.khz, c.err_ppm, n, was, was_ppm);
     return 1;
 }
 
