@@ -158,10 +158,10 @@ void apic_timer_calibrate(void)
 
 int apic_timer_recheck(const char *why)
 {
-    struct apic_calibration c;
+    struct rate_sample m[RATE_RECHECK_SAMPLES];
+    enum rate_verdict v = RATE_MEASURE_MORE;
     uint32_t was, was_ppm = apic_timer_err_ppm;
-    unsigned int n;
-    bool ok = measure(&c, &n);
+    unsigned int n = 0, pick = 0, rounds = 0;
 
     /*
      * Both rates are counted against tsc_khz: where that has been
@@ -170,27 +170,56 @@ int apic_timer_recheck(const char *why)
      */
     was = (uint32_t)((uint64_t)apic_timer_khz * tsc_khz_or_guess() /
                      (rate_tsc_khz ?: tsc_khz_or_guess()));
+    /* Changed only to a rate two measurements agree on (rate-bound.h). */
+    while ( v == RATE_MEASURE_MORE )
+    {
+        struct apic_calibration c;
+        unsigned int r;
 
+        if ( !measure(&c, &r) )
+        {
+            apic_timer_setup_cpu();
+            pr_warn("apic: %s: timer measured again, no round gave a rate "
+                    "in %u; the boot's %u kHz kept\n", why, r,
+                    apic_timer_khz);
+            return -EIO;
+        }
+        rounds += r;
+        m[n].khz = c.khz;
+        m[n].err_ppm = c.err_ppm;
+        n++;
+        v = rate_recheck_verdict(was, was_ppm, m, n, RATE_RECHECK_SAMPLES,
+                                 &pick);
+    }
     /* Its mode and divisor again; the caller re-arms what was armed. */
     apic_timer_setup_cpu();
-    if ( !ok )
+    if ( v == RATE_KEPT )
     {
-        pr_warn("apic: %s: timer measured again, no round gave a rate in "
-                "%u; the boot's %u kHz kept\n", why, n, apic_timer_khz);
-        return -EIO;
-    }
-    if ( rate_bounds_agree(was, was_ppm, c.khz, c.err_ppm) )
-    {
+        /* The ratio every arm uses, in the TSC's current cycles. */
+        take_rate(was, was_ppm);
         pr_info("apic: %s: timer rate kept: %lu kHz +/- %u ppm (%u "
-                "rounds), as the %u kHz +/- %u ppm in use\n", why,
-                (unsigned long)c.khz, c.err_ppm, n, was, was_ppm);
+                "rounds%s), as the %u kHz +/- %u ppm in use\n", why,
+                (unsigned long)m[n - 1].khz, m[n - 1].err_ppm, rounds,
+                n > 1 ? ", after an outlier" : "", was, was_ppm);
         return 0;
     }
-    take_rate((uint32_t)c.khz, c.err_ppm);
+    if ( v == RATE_UNSETTLED )
+    {
+        take_rate(was, was_ppm);
+        pr_warn("apic: %s: timer rate unsettled: %u measurements (%lu, "
+                "%lu%s kHz) agree neither with each other nor with the %u "
+                "kHz +/- %u ppm in use: the L0's clocks moved against each "
+                "other; shimk keeps its rate\n", why, n,
+                (unsigned long)m[0].khz, (unsigned long)m[1].khz,
+                n > 2 ? ", ..." : "", was, was_ppm);
+        return -EAGAIN;
+    }
+    take_rate((uint32_t)m[pick].khz, m[pick].err_ppm);
     pr_warn("apic: %s: timer rate changed: now %lu kHz +/- %u ppm (%u "
-            "rounds), not the %u kHz +/- %u ppm in use: re-calibrated, "
-            "one-shot counts use the new rate\n",
-            why, (unsigned long)c.khz, c.err_ppm, n, was, was_ppm);
+            "rounds, two measurements agree), not the %u kHz +/- %u ppm in "
+            "use: re-calibrated, one-shot counts use the new rate\n",
+            why, (unsigned long)m[pick].khz, m[pick].err_ppm, rounds, was,
+            was_ppm);
     return 1;
 }
 

@@ -41,3 +41,26 @@ bool rate_bounds_agree(uint64_t a_khz, uint32_t a_ppm, uint64_t b_khz,
      */
     return a_lo <= b_hi + 1000000 && b_lo <= a_hi + 1000000;
 }
+
+enum rate_verdict rate_recheck_verdict(uint64_t was_khz, uint32_t was_ppm,
+                                       const struct rate_sample *s,
+                                       unsigned int n, unsigned int max,
+                                       unsigned int *pick)
+{
+    const struct rate_sample *last;
+
+    if ( !n )
+        return RATE_MEASURE_MORE;
+    last = &s[n - 1];
+    if ( rate_bounds_agree(was_khz, was_ppm, last->khz, last->err_ppm) )
+        return RATE_KEPT;
+    /* Every earlier sample disagreed with the rate in use already. */
+    for ( unsigned int i = 0; i + 1 < n; i++ )
+        if ( rate_bounds_agree(s[i].khz, s[i].err_ppm, last->khz,
+                               last->err_ppm) )
+        {
+            *pick = s[i].err_ppm < last->err_ppm ? i : n - 1;
+            return RATE_CHANGED;
+        }
+    return n < max ? RATE_MEASURE_MORE : RATE_UNSETTLED;
+}

@@ -136,7 +136,8 @@ static uint64_t pit_tsc_khz(uint32_t *err_ppm)
 static uint64_t l0_tsc_khz(uint32_t *err_ppm)
 {
     *err_ppm = 0;
-    return hypervisor_ops.tsc_khz ? hypervisor_ops.tsc_khz() : 0;
+    return hypervisor_ops.tsc_khz ? hypervisor_ops.tsc_khz(&tsc_source)
+                                  : 0;
 }
 
 static uint64_t stated15(uint32_t *err_ppm)
@@ -168,12 +169,11 @@ void time_init(void)
     uint32_t ppm = 0;
 
     /* The L0's word first: its CPUID leaves know the guest's TSC rate. */
-    if ( l0_tsc_khz(&ppm) >= 1000 )
-    {
-        tsc_khz = l0_tsc_khz(&ppm);
-        tsc_source = hypervisor_ops.tsc_khz_source;
+    tsc_khz = l0_tsc_khz(&ppm);
+    if ( tsc_khz >= 1000 )
         tsc_get = l0_tsc_khz;
-    }
+    else
+        tsc_khz = 0;
     for ( unsigned int i = 0;
           !tsc_khz && i < sizeof(sources) / sizeof(sources[0]); i++ )
     {
@@ -204,35 +204,66 @@ void time_init(void)
 
 int tsc_recheck(void)
 {
-    uint32_t ppm;
-    uint64_t khz, was = tsc_khz;
+    struct rate_sample m[RATE_RECHECK_SAMPLES];
+    enum rate_verdict v = RATE_MEASURE_MORE;
+    uint64_t was = tsc_khz;
+    unsigned int n = 0, pick = 0;
 
     if ( !tsc_get )
         return -ENODEV;
-    khz = tsc_get(&ppm);
-    if ( khz < 1000 )
+    /*
+     * A stated rate (0 ppm) is one answer; a measured one is taken again
+     * until rate_recheck_verdict() decides (arch/x86/rate-bound.c).
+     */
+    while ( v == RATE_MEASURE_MORE )
     {
-        pr_warn("tsc: resume: %s gave no rate now; shimk keeps counting "
-                "%lu kHz\n", tsc_source, (unsigned long)was);
-        return -ENODEV;
+        m[n].khz = tsc_get(&m[n].err_ppm);
+        if ( m[n].khz < 1000 )
+        {
+            pr_warn("tsc: resume: %s gave no rate now; shimk keeps counting "
+                    "%lu kHz\n", tsc_source, (unsigned long)was);
+            return -ENODEV;
+        }
+        n++;
+        if ( !m[0].err_ppm )
+            /* The L0's or CPUID's word: exact, and final. */
+            v = rate_bounds_agree(was, tsc_err_ppm, m[0].khz, 0)
+                    ? RATE_KEPT : RATE_CHANGED;
+        else
+            v = rate_recheck_verdict(was, tsc_err_ppm, m, n,
+                                     RATE_RECHECK_SAMPLES, &pick);
     }
-    if ( rate_bounds_agree(was, tsc_err_ppm, khz, ppm) )
+    if ( v == RATE_KEPT )
     {
         pr_info("tsc: resume: rate kept: %lu kHz +/- %u ppm from %s, as "
-                "the %lu kHz +/- %u ppm in use\n", (unsigned long)khz, ppm,
-                tsc_source, (unsigned long)was, tsc_err_ppm);
+                "the %lu kHz +/- %u ppm in use%s\n",
+                (unsigned long)m[n - 1].khz, m[n - 1].err_ppm, tsc_source,
+                (unsigned long)was, tsc_err_ppm,
+                n > 1 ? " (after an outlier)" : "");
         return 0;
+    }
+    if ( v == RATE_UNSETTLED )
+    {
+        pr_warn("tsc: resume: rate unsettled: %u measurements from %s "
+                "(%lu, %lu%s kHz) agree neither with each other nor with "
+                "the %lu kHz +/- %u ppm in use: the L0's clocks moved "
+                "against each other; shimk keeps its rate\n", n,
+                tsc_source, (unsigned long)m[0].khz,
+                (unsigned long)m[1].khz, n > 2 ? ", ..." : "",
+                (unsigned long)was, tsc_err_ppm);
+        return -EAGAIN;
     }
     /*
      * Another rate (a host without TSC scaling, or one the L0 now
      * states): every bound, delay and rate from here on counts in the
      * new cycles.  A wait already under way keeps the cycles it took.
      */
-    __atomic_store_n(&tsc_khz, khz, __ATOMIC_RELEASE);
-    tsc_err_ppm = ppm;
-    pr_warn("tsc: resume: rate changed: now %lu kHz +/- %u ppm from %s, "
+    __atomic_store_n(&tsc_khz, m[pick].khz, __ATOMIC_RELEASE);
+    tsc_err_ppm = m[pick].err_ppm;
+    pr_warn("tsc: resume: rate changed: now %lu kHz +/- %u ppm from %s%s, "
             "not the %lu kHz in use: re-calibrated, shimk's time counts the "
             "new rate\n",
-            (unsigned long)khz, ppm, tsc_source, (unsigned long)was);
+            (unsigned long)m[pick].khz, m[pick].err_ppm, tsc_source,
+            n > 1 ? " (two measurements agree)" : "", (unsigned long)was);
     return 1;
 }

@@ -276,8 +276,31 @@ static void hyperv_describe(char *buf, size_t size)
                                        : "");
 }
 
+/*
+ * The TSC's rate as the L0 states it: the frequency MSR where the
+ * partition may read it (KVM: hv-frequencies), else kvmclock's scale
+ * where KVM's leaves sit beside (the rate KVM counts the TSC at in
+ * both).  Probed already: time_init() runs before setup.
+ */
+static uint64_t hyperv_tsc_khz(const char **source)
+{
+    uint64_t hz;
+
+    if ( (hyperv_cpuid.privileges & HV_PRIV_FREQUENCY_MSRS) &&
+         !rdmsr_safe(HV_X64_MSR_TSC_FREQUENCY, &hz) && hz >= 1000000 )
+    {
+        *source = "hyperv frequency msr";
+        return hz / 1000;
+    }
+    if ( hv_info.other_type != HV_KVM )
+        return 0;
+    *source = "kvmclock (KVM's leaves)";
+    return kvm_clock_tsc_khz(hv_info.other_base);
+}
+
 const struct hypervisor_ops hyperv_ops = {
     .name = "hyperv",
+    .tsc_khz = hyperv_tsc_khz,
     /* HvCallNull is not in the TLFS's list for guests: a CPUID exit. */
     .null_call = hypervisor_cpuid_exit,
     .setup = hyperv_setup,

@@ -9,8 +9,10 @@
 #include <shimk/printk.h>
 #include <asm/cpuid.h>
 #include <asm/msr.h>
+#include <asm/page.h>
 #include <asm/paging.h>
 #include <asm/percpu.h>
+#include <asm/processor.h>
 #include <asm/smp.h>
 
 void *kvm_register_area(uint32_t msr, paddr_t *pa)
@@ -96,4 +98,54 @@ int kvm_stop_signal_resume(const char *who)
             (unsigned long)clock_pa[cpu]);
     clock_area[cpu] = NULL;
     return -EIO;
+}
+
+/*
+ * For kvm_clock_tsc_khz() before the heap: 64-byte aligned, so within
+ * one page as msr.rst requires of the area.
+ */
+static struct pvclock_vcpu_time_info boot_clock __aligned(64);
+
+/* pvclock's version protocol: odd while KVM writes, 0 never written. */
+static bool read_scale(const struct pvclock_vcpu_time_info *ti,
+                       uint32_t *mul, int8_t *shift)
+{
+    for ( unsigned int i = 0; i < 1000; i++ )
+    {
+        uint32_t v = READ_ONCE(ti->version);
+
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        *mul = READ_ONCE(ti->tsc_to_system_mul);
+        *shift = READ_ONCE(ti->tsc_shift);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if ( v && !(v & 1) && v == READ_ONCE(ti->version) )
+            return true;
+        cpu_relax();
+    }
+    return false;
+}
+
+uint64_t kvm_clock_tsc_khz(uint32_t kvm_base)
+{
+    const struct pvclock_vcpu_time_info *ti = clock_area[0];
+    struct cpuid_leaf r;
+    uint32_t mul = 0;
+    int8_t shift = 0;
+    bool ok;
+
+    cpuid(kvm_base + 1, &r);
+    if ( !((r.a >> KVM_FEATURE_CLOCKSOURCE2) & 1) )
+        return 0;
+    if ( ti )
+        ok = read_scale(ti, &mul, &shift);
+    else
+    {
+        /* KVM fills a new area before the vCPU runs on (msr.rst). */
+        if ( wrmsr_safe(MSR_KVM_SYSTEM_TIME_NEW,
+                        virt_to_phys(&boot_clock) | KVM_MSR_ENABLED) )
+            return 0;
+        ok = read_scale(&boot_clock, &mul, &shift);
+        wrmsr_safe(MSR_KVM_SYSTEM_TIME_NEW, 0);
+    }
+    return ok ? pvclock_scale_khz(mul, shift) : 0;
 }

@@ -88,3 +88,13 @@ unsigned int kvm_flag_preempted(cpumask_t *mask,
     }
     return dropped;
 }
+
+uint64_t pvclock_scale_khz(uint32_t mul, int8_t shift)
+{
+    uint64_t khz;
+
+    if ( !mul || shift > 31 || shift < -31 )
+        return 0;
+    khz = (1000000ull << 32) / mul;
+    return shift < 0 ? khz << -shift : khz >> shift;
+}

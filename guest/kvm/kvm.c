@@ -239,22 +239,29 @@ static void kvm_describe(char *buf, size_t size)
 
 /*
  * KVM (and VMware): leaf 0x40000010 EAX = TSC kHz, offered by QEMU
- * when the TSC rate is known and stable.
+ * when the TSC rate is known and stable (invtsc, or a rate set with
+ * tsc-frequency).  Otherwise kvmclock's scale, which states the rate
+ * KVM itself counts the guest's TSC at (Linux's kvm_get_tsc_khz() takes
+ * it the same way): what its TSC-deadline timer converts by.
  */
-static uint64_t kvm_tsc_khz(void)
+static uint64_t kvm_tsc_khz(const char **source)
 {
     struct cpuid_leaf r;
 
-    if ( hv_info.max_leaf < 0x40000010 )
-        return 0;
-    cpuid(0x40000010, &r);
-    return r.a;
+    if ( hv_info.max_leaf >= 0x40000010 )
+    {
+        cpuid(0x40000010, &r);
+        *source = "kvm cpuid 0x40000010";
+        if ( r.a )
+            return r.a;
+    }
+    *source = "kvmclock";
+    return kvm_clock_tsc_khz(hv_info.base);
 }
 
 const struct hypervisor_ops kvm_ops = {
     .name = "kvm",
     .tsc_khz = kvm_tsc_khz,
-    .tsc_khz_source = "kvm cpuid 0x40000010",
     /* KVM has no null hypercall that every guest may make. */
     .null_call = hypervisor_cpuid_exit,
     .setup = kvm_setup,

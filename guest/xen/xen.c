@@ -141,10 +141,11 @@ static void xen_boot_info_fixup(struct boot_info *bi)
 }
 
 /* Leaf base+3, sub-leaf 0, ECX = guest TSC kHz (arch-x86/cpuid.h). */
-static uint64_t xen_tsc_khz(void)
+static uint64_t xen_tsc_khz(const char **source)
 {
     struct cpuid_leaf r;
 
+    *source = "xen cpuid leaf";
     if ( hv_info.max_leaf < hv_info.base + 3 )
         return 0;
     cpuid_count(hv_info.base + 3, 0, &r);
@@ -495,7 +496,6 @@ const struct hypervisor_ops xen_ops = {
     .boot_info_fixup = xen_boot_info_fixup,
     .own_start_info = true,
     .tsc_khz = xen_tsc_khz,
-    .tsc_khz_source = "xen cpuid leaf",
     .null_call = xen_null_call,
     .setup = xen_setup,
     .ap_setup = xen_ap_setup,

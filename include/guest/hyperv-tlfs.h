@@ -66,6 +66,11 @@
 #define HV_HYPERCALL_GPFN_SHIFT  12
 /* TLFS, Virtual Processor Properties: "Virtual Processor Indices". */
 #define HV_X64_MSR_VP_INDEX      0x40000002u
+/*
+ * TLFS, "Partition Reference Counter"/"Frequency MSRs": the TSC's rate
+ * in Hz, readable with HV_PRIV_FREQUENCY_MSRS (Linux: hv_get_tsc_khz()).
+ */
+#define HV_X64_MSR_TSC_FREQUENCY 0x40000022u
 
 /*
  * The open-source encoding of the guest OS id ("Guest OS Identity MSR

@@ -36,12 +36,12 @@ struct hypervisor_ops
      */
     bool own_start_info;
     /*
-     * The TSC's kHz from the L0's CPUID leaves, 0 where it does not say;
-     * tsc_khz_source names it in the boot log.  Asked before the other
-     * sources (time_init()).
+     * The TSC's kHz as the L0 states it (a CPUID leaf, an MSR, kvmclock's
+     * scale), 0 where it does not say; *source names where it came
+     * from, for the boot log.  Asked before the other sources
+     * (time_init()), and again at a resume (tsc_recheck()).
      */
-    uint64_t (*tsc_khz)(void);
-    const char *tsc_khz_source;
+    uint64_t (*tsc_khz)(const char **source);
     /*
      * The cheapest round trip to the L0, timed for the boot policy's
      * table (measure_hypercall()): Xen's xen_version; a CPUID exit where

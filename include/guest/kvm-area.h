@@ -38,4 +38,15 @@ bool kvm_stop_signal_taken(void);
  */
 int kvm_stop_signal_resume(const char *who);
 
+/*
+ * The TSC rate kvmclock states (msr.rst; pvclock's scale: nanoseconds
+ * are TSC cycles shifted by tsc_shift, times tsc_to_system_mul / 2^32),
+ * in kHz; 0 where KVM at kvm_base does not offer kvmclock
+ * (KVM_FEATURE_CLOCKSOURCE2) or wrote no area.  From the boot CPU's
+ * stop-signal area where it is registered, else from an area of its
+ * own registered for the read and released after (time_init() comes
+ * before the heap).  Boot CPU.
+ */
+uint64_t kvm_clock_tsc_khz(uint32_t kvm_base);
+
 #endif /* GUEST_KVM_AREA_H */

@@ -68,6 +68,13 @@ struct pvclock_vcpu_time_info
  */
 bool kvm_take_stop_flag(struct pvclock_vcpu_time_info *ti);
 
+/*
+ * The TSC rate a pvclock scale states, in kHz (pure; unit-tested):
+ * ns = ((cycles << shift, or >> -shift) * mul) >> 32, so the rate is
+ * 10^6 * 2^32 / mul kHz, shifted back the other way.  0 for no scale.
+ */
+uint64_t pvclock_scale_khz(uint32_t mul, int8_t shift);
+
 /* Feature names offered, for the boot log ("steal-time pv-tlb-flush ..."). */
 void kvm_feature_names(uint32_t features, char *buf, size_t size);
 

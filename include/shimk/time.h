@@ -15,9 +15,10 @@ extern uint32_t tsc_err_ppm;
 extern const char *tsc_source;
 
 /*
- * Find the TSC frequency: the L0's timing leaf (Xen base+3, KVM
- * 0x40000010), CPUID 0x15, a PIT calibration, CPUID 0x16, in that
- * order.  Boot CPU, before anything waits with a bound.
+ * Find the TSC frequency: the L0's word (Xen's leaf base+3; KVM's
+ * 0x40000010 or kvmclock's scale; Hyper-V's frequency MSR or the
+ * kvmclock beside it), CPUID 0x15, a PIT calibration, CPUID 0x16, in
+ * that order.  Boot CPU, before anything waits with a bound.
  */
 void time_init(void);
 
@@ -25,7 +26,10 @@ void time_init(void);
  * After the L0 ran the guest on from a saved state (boot CPU): the rate
  * again from the boot's source, stated or measured.  Agreeing within
  * both bounds, it is kept (0); otherwise the new one is taken, said,
- * and 1 returned; -ENODEV where the source gives nothing now.
+ * and 1 returned.  A measured rate is changed only to one that two of
+ * up to three measurements agree on (rate_recheck_verdict()); none
+ * agreeing is -EAGAIN, the rate kept and the disagreement said.
+ * -ENODEV where the source gives nothing now.
  */
 int tsc_recheck(void);
 

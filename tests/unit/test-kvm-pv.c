@@ -227,6 +227,22 @@ static void stop_flag_taken_once(void **state)
     assert_false(kvm_take_stop_flag(NULL));
 }
 
+/*
+ * Scales as KVM's kvm_get_time_scale(NSEC_PER_SEC, rate) writes them for
+ * a few rates (computed by that algorithm): each gives its rate back.
+ */
+static void pvclock_scale_states_the_rate(void **state)
+{
+    (void)state;
+    assert_int_equal(pvclock_scale_khz(4096027343u, -1), 2097138);
+    assert_int_equal(pvclock_scale_khz(2147483648u, 1), 1000000);
+    assert_int_equal(pvclock_scale_khz(2863311530u, -1), 3000000);
+    assert_int_equal(pvclock_scale_khz(2684354560u, 2), 400000);
+    /* Never written, or nonsense: no rate. */
+    assert_int_equal(pvclock_scale_khz(0, 0), 0);
+    assert_int_equal(pvclock_scale_khz(1, 40), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +254,7 @@ int main(void)
         cmocka_unit_test_setup(feature_names, setup),
         cmocka_unit_test_setup(flag_races_host_entry, setup),
         cmocka_unit_test(stop_flag_taken_once),
+        cmocka_unit_test(pvclock_scale_states_the_rate),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

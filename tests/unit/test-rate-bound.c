@@ -65,6 +65,70 @@ static void disjoint_bounds_are_two_rates(void **state)
     assert_false(rate_bounds_agree(1000, 1000000, 3000, 0));
 }
 
+/* The PIT at a resume under nested KVM: 2.1 GHz in use, +/- 0.8 %. */
+#define IN_USE 2097138u, 7800u
+
+static void one_agreeing_sample_keeps_the_rate(void **state)
+{
+    struct rate_sample s[] = { { 2098020, 7847 } };
+    unsigned int pick = 99;
+
+    (void)state;
+    assert_int_equal(rate_recheck_verdict(IN_USE, s, 1, 3, &pick),
+                     RATE_KEPT);
+    assert_int_equal(pick, 99);
+}
+
+/* The round that was 34 % off in CI, then two that agree with the rate. */
+static void a_lone_outlier_is_not_a_new_rate(void **state)
+{
+    struct rate_sample s[] = { { 2814251, 6000 }, { 2100158, 7806 } };
+    unsigned int pick = 99;
+
+    (void)state;
+    assert_int_equal(rate_recheck_verdict(IN_USE, s, 1, 3, &pick),
+                     RATE_MEASURE_MORE);
+    assert_int_equal(rate_recheck_verdict(IN_USE, s, 2, 3, &pick),
+                     RATE_KEPT);
+}
+
+/* A rate 3/2 of the true one in use: two samples agree on the truth. */
+static void two_agreeing_samples_change_it(void **state)
+{
+    struct rate_sample s[] = { { 2814251, 6000 },
+                               { 2098020, 7847 },
+                               { 2090121, 7815 } };
+    unsigned int pick = 99;
+
+    (void)state;
+    assert_int_equal(rate_recheck_verdict(3145707, 0, s, 2, 3, &pick),
+                     RATE_MEASURE_MORE);
+    assert_int_equal(rate_recheck_verdict(3145707, 0, s, 3, 3, &pick),
+                     RATE_CHANGED);
+    /* The tighter of the two that agree. */
+    assert_int_equal(pick, 2);
+    /* Agreeing at once: the first of them, its bound the tighter. */
+    s[0] = (struct rate_sample){ 2099000, 5000 };
+    assert_int_equal(rate_recheck_verdict(3145707, 0, s, 2, 3, &pick),
+                     RATE_CHANGED);
+    assert_int_equal(pick, 0);
+}
+
+static void samples_that_never_agree_are_unsettled(void **state)
+{
+    struct rate_sample s[] = { { 2814251, 1000 },
+                               { 938605, 2354 },
+                               { 1500000, 1000 } };
+    unsigned int pick = 99;
+
+    (void)state;
+    assert_int_equal(rate_recheck_verdict(IN_USE, s, 3, 3, &pick),
+                     RATE_UNSETTLED);
+    assert_int_equal(rate_recheck_verdict(IN_USE, s, 0, 3, &pick),
+                     RATE_MEASURE_MORE);
+    assert_int_equal(pick, 99);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -72,6 +136,10 @@ int main(void)
         cmocka_unit_test(nothing_to_measure_is_refused),
         cmocka_unit_test(overlapping_bounds_agree),
         cmocka_unit_test(disjoint_bounds_are_two_rates),
+        cmocka_unit_test(one_agreeing_sample_keeps_the_rate),
+        cmocka_unit_test(a_lone_outlier_is_not_a_new_rate),
+        cmocka_unit_test(two_agreeing_samples_change_it),
+        cmocka_unit_test(samples_that_never_agree_are_unsettled),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

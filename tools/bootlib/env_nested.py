@@ -56,9 +56,10 @@ MEM_SAVED_RE = re.compile(r"^memory saved: (\d+) bytes")
 # Reading the outer QEMU's monitor (L1's vCPUs) after that.
 L0_DUMP_S = 5.0
 # L2's vCPU under hyperv-nested: KVM's Hyper-V enlightenments that the
-# TLFS flush and IPI hypercalls need, and what those need in turn.
+# TLFS flush and IPI hypercalls need, and what those need in turn; and
+# the frequency MSRs, the TSC rate as Hyper-V states it (time_init()).
 HV_FLAGS = ("hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-stimer,"
-            "hv-tlbflush,hv-ipi")
+            "hv-tlbflush,hv-ipi,hv-frequencies")
 
 L2_PREFIX = "shimk-L2| "
 DUMP_PREFIX = "kvm-dump| "
