@@ -245,6 +245,33 @@ def a_fetch_fault_outside_shimk_at_a_shutdown_is_shimks():
 
 
 @case
+def a_ring3_triple_fault_with_shimks_state_intact_is_the_l0():
+    # Seen in a fresh root (kvm-nested-overcommit): a task's code fetch
+    # faulted and delivering that #PF from ring 3 shut the vCPU down.
+    probe = ("CPU 1/KVM-311 [001] d..1. 93.5: l2_shutdown: "
+             "(shutdown_interception+0x4/0x80 [kvm_amd]) vcpu=0 "
+             "rip=0x400d84 rsp=0x7f0000003fc8 cs=0x2b cpl=3 "
+             "cr3=0x2dc000 gs_base=0x0")
+    d = [l.replace("rip 0xffffffff8010e11d", "rip 0x0000000000400d84")
+         .replace("error_code 0x00000010", "error_code 0x00000014")
+         for l in SHUTDOWN] + ["trace: " + probe]
+    outs = [kvm_stall.diagnose(d, RANGES, memory=m)
+            for m in (None, UNCHECKED, INTACT, TRAMPLED)]
+    # Without the probe's CS, ring 3 is not shown: shimk's.
+    bare = [l.replace("rip 0xffffffff8010e11d", "rip 0x0000000000400d84")
+            for l in SHUTDOWN]
+    text, fault = kvm_stall.diagnose(bare, RANGES, memory=INTACT)
+    return ([f for _, f in outs] == [False, False, True, False] and
+            outs[2][0].startswith("L0 fault, proven: L2 vCPU0 "
+                                  "triple-faulted in ring 3 at 0x400d84")
+            and "error code 0x14" in outs[2][0] and
+            "shimk's state intact" in outs[2][0] and
+            "CS 0x2b" in outs[2][0] and
+            outs[3][0].startswith("shimk fault: TSS on CPU1") and
+            not fault and "re-initialised" in text)
+
+
+@case
 def a_shutdown_at_an_l1_module_address_is_the_l0():
     # Seen in a fresh-root run: the shutdown exit's RIP in L1's modules.
     d = [l.replace("rip 0xffffffff8010e11d", "rip 0xffffffffc033313c")

@@ -812,6 +812,22 @@ def _shutdown(d, v, ranges, symbolize, what, memory, rate):
     place = ("L2 vCPU%d triple-faulted %s%#x%s (%s)%s"
              % (v.n, "delivering a page fault on fetching its own code at "
                 if fetch and in_text else "at ", rip, sym, event, state))
+    ring3 = bool(v.probe) and rip < KERNEL_HALF and (
+        v.probe.get("cs", 0) & 3 == 3 or v.probe.get("cpl") == 3)
+    if not in_text and ring3 and memory is not None and \
+            memory.state in ("intact", "trampled"):
+        place = ("L2 vCPU%d triple-faulted in ring 3 at %#x (%s)%s"
+                 % (v.n, rip, event, state))
+        if memory.state == "trampled":
+            return ("%s; at %s%s" % (memory.text, place, rate)), False
+        # Whatever the task's own mapping, delivering its fault needs
+        # only the IDT, GDT, TSS, the stack at RSP0 (then the #DF's IST
+        # stack) and the kernel half of its root (SDM Vol. 3A, 6.12.1 and
+        # 6.14), all fixed or this CPU's own, and the memory check read
+        # every one of them intact through this vCPU's saved CR3.
+        return ("L0 fault, proven: %s: a delivery that needs only shimk's "
+                "tables and stacks failed, and %s%s"
+                % (place, memory.finding(), rate)), True
     if not in_text:
         return ("%s: %s; KVM re-initialised the vCPU%s%s"
                 % (what, place, rate, _memory_note(memory))), False
