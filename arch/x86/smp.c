@@ -105,8 +105,28 @@ static struct
 /* How long the report waits for every CPU to answer its NMI. */
 #define PANIC_NMI_WAIT_MS 2000
 
+/* smp_say_where()'s question and the asked CPU's answer. */
+static struct
+{
+    uint64_t rip, rsp, rflags;
+    uint16_t cs;
+    bool asked, seen;
+} sampled[NR_CPUS];
+
 static void nmi_stop(struct cpu_regs *regs)
 {
+    unsigned int self = smp_processor_id();
+
+    if ( !READ_ONCE(panic_stop) &&
+         __atomic_exchange_n(&sampled[self].asked, false, __ATOMIC_ACQ_REL) )
+    {
+        sampled[self].rip = regs->rip;
+        sampled[self].rsp = regs->rsp;
+        sampled[self].rflags = regs->rflags;
+        sampled[self].cs = regs->cs;
+        __atomic_store_n(&sampled[self].seen, true, __ATOMIC_RELEASE);
+        return;
+    }
     if ( READ_ONCE(panic_stop) )
     {
         unsigned int cpu = smp_processor_id();
@@ -172,6 +192,49 @@ void smp_print_stopped(void)
                (unsigned long)stopped_at[cpu].rflags,
                stopped_at[cpu].rflags & X86_EFLAGS_IF ? "on" : "off");
     }
+}
+
+bool smp_say_where(unsigned int cpu, unsigned int wait_ms, uint64_t *rip,
+                   uint64_t *rflags)
+{
+    uint64_t start, bound = ms_to_cycles(wait_ms);
+
+    if ( cpu >= NR_CPUS || cpu == smp_processor_id() ||
+         !cpumask_test_cpu(cpu, &cpu_online_mask) )
+        return false;
+    __atomic_store_n(&sampled[cpu].seen, false, __ATOMIC_RELAXED);
+    __atomic_store_n(&sampled[cpu].asked, true, __ATOMIC_RELEASE);
+    send_nmi_cpu(cpu);
+    start = rdtsc();
+    while ( !__atomic_load_n(&sampled[cpu].seen, __ATOMIC_ACQUIRE) )
+    {
+        if ( rdtsc() - start > bound )
+        {
+            /* Taken back, so that a late NMI is not taken for an answer. */
+            if ( __atomic_exchange_n(&sampled[cpu].asked, false,
+                                     __ATOMIC_ACQ_REL) )
+            {
+                printk(KERN_ERR "shimk: CPU%u did not answer an NMI within "
+                       "%u ms: its L0 did not run it meanwhile, or it was "
+                       "inside an NMI already\n", cpu, wait_ms);
+                return false;
+            }
+            /* Answered as it was taken back: wait for the record. */
+        }
+        cpu_relax();
+    }
+    printk(KERN_ERR "shimk: CPU%u answered an NMI after %lu us at "
+           "rip=%016lx cs=%04x rsp=%016lx rflags=%08lx (interrupts %s)\n",
+           cpu, (unsigned long)(cycles_to_ns(rdtsc() - start) / 1000),
+           (unsigned long)sampled[cpu].rip, sampled[cpu].cs,
+           (unsigned long)sampled[cpu].rsp,
+           (unsigned long)sampled[cpu].rflags,
+           sampled[cpu].rflags & X86_EFLAGS_IF ? "on" : "off");
+    if ( rip )
+        *rip = sampled[cpu].rip;
+    if ( rflags )
+        *rflags = sampled[cpu].rflags;
+    return true;
 }
 
 /* A RAM page below 640 KiB for the trampoline, as high as possible. */

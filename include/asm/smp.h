@@ -56,6 +56,18 @@ void smp_stop_others_for_panic(void);
  */
 void smp_print_stopped(void);
 
+/*
+ * Where another CPU is now, for a CPU that stopped making progress (a
+ * stalled join): an NMI it answers with its interrupted state and
+ * returns from (SDM Vol. 3A, 6.7.1: NMIs are taken with IF clear and in
+ * HLT).  Says in one line where it was, or that it did not answer
+ * within wait_ms: its L0 did not run it, or NMIs were blocked there (it
+ * was inside an NMI already).  True when it answered, with its RIP and
+ * RFLAGS in *rip and *rflags where those are not NULL.
+ */
+bool smp_say_where(unsigned int cpu, unsigned int wait_ms, uint64_t *rip,
+                   uint64_t *rflags);
+
 /* --- IPIs (arch/x86/ipi.c) --- */
 
 /*

@@ -284,6 +284,8 @@ static int join(struct thread *t, const unsigned int *steps, uint64_t ms)
                 pr_err("thread %s (id %u) on CPU%u is not done after %lu "
                        "ms\n", t->name, t->id, t->cpu, (unsigned long)ms);
             sched_dump();
+            if ( t->cpu != smp_processor_id() )
+                smp_say_where(t->cpu, 500, NULL, NULL);
             return -ETIMEDOUT;
         }
         yield();

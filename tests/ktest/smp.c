@@ -114,6 +114,59 @@ KTEST(smp, every_madt_cpu_online_running_a_thread)
     kfree(w);
 }
 
+static volatile bool spin_go, spin_stop;
+
+/* A CPU that makes no progress, interrupts off, until told to stop. */
+static __attribute__((noinline)) void spin_cli(void *arg)
+{
+    unsigned long f = local_irq_save();
+
+    (void)arg;
+    WRITE_ONCE(spin_go, true);
+    while ( !READ_ONCE(spin_stop) )
+        cpu_relax();
+    local_irq_restore(f);
+}
+
+/*
+ * A stalled join asks the stalled CPU where it is (smp_say_where()):
+ * an NMI that must reach a CPU spinning with interrupts off, come back
+ * with a RIP inside the spin, and return to it, the spin going on.
+ */
+KTEST(smp, a_stalled_cpu_says_where_it_is)
+{
+    unsigned int cpu = smp_processor_id() ? 0 : 1;
+    uint64_t rip = 0, rflags = ~0ull, start;
+    struct thread *th;
+    bool answered, again;
+
+    if ( nr_cpus_online < 2 )
+        KT_SKIP(t, "one CPU: nobody to ask");
+    spin_go = spin_stop = false;
+    th = thread_create("spin-cli", spin_cli, NULL, cpu, false);
+    start = rdtsc();
+    while ( !READ_ONCE(spin_go) && rdtsc() - start < ms_to_cycles(WAIT_MS) )
+        cpu_relax();
+    KT_ASSERTF(t, READ_ONCE(spin_go), "CPU%u never started its spin", cpu);
+    answered = smp_say_where(cpu, WAIT_MS, &rip, &rflags);
+    /* Returned from the NMI: it answers a second time, still spinning. */
+    again = answered && smp_say_where(cpu, WAIT_MS, NULL, NULL);
+    WRITE_ONCE(spin_stop, true);
+    KT_ASSERTF(t, !thread_join(th, WAIT_MS), "CPU%u's spin did not end "
+               "after its NMIs", cpu);
+    KT_ASSERTF(t, answered, "CPU%u did not answer an NMI in %u ms", cpu,
+               WAIT_MS);
+    KT_ASSERTF(t, rip >= (uint64_t)spin_cli &&
+                      rip < (uint64_t)spin_cli + 256,
+               "CPU%u answered at %#lx, not in its spin at %p", cpu,
+               (unsigned long)rip, spin_cli);
+    KT_ASSERTF(t, !(rflags & X86_EFLAGS_IF), "CPU%u answered with "
+               "interrupts on (rflags %#lx)", cpu, (unsigned long)rflags);
+    KT_ASSERTF(t, again, "CPU%u answered once, not twice", cpu);
+    ktest_note("CPU%u, spinning with interrupts off, answered two NMIs at "
+               "%#lx", cpu, (unsigned long)rip);
+}
+
 static volatile unsigned int order[8], pos;
 
 static void step(void *arg)
