@@ -281,9 +281,16 @@ static void eva_kvm_stop_flag(void)
                               kvm_take_stop_flag(NULL));
 }
 
+/* kvmclock's scale as the L0 wrote it: any multiplier, any shift. */
+static void eva_pvclock_scale(void)
+{
+    Frama_C_show_each_khz(pvclock_scale_khz(any_u32(), (int8_t)any_u32()));
+}
+
 void eva_main(void)
 {
     eva_kvm_stop_flag();
+    eva_pvclock_scale();
     eva_tlb_clock();
     eva_flush_inject();
     eva_flush_policy();
