@@ -212,7 +212,8 @@ model: $(CONFIG_H)
 # The detector rows at 1,000,000 checked flushes each (over an hour), then
 # the mutation table with 250,000 clean flushes per class: 1,000,000 or
 # more per environment, over the four or more classes each can show; last
-# the ring-3 fuzzer at 1,000,000 iterations per environment.
+# the ring-3 fuzzer at 1,000,000 iterations per environment; then the
+# nested migrate rows at 4 vCPUs (make check runs them at 2).
 # Timeouts at 10 times a row's own: 50 times the flushes take 30-40
 # times as long here, and a hung row must still end (docs/flush.md).
 stress: deps
@@ -224,6 +225,8 @@ stress: deps
 	  --extra-append "tlb-mutation-flushes=250000 tlb-mutation-ms=3000000"
 	tools/run-matrix --group ring3 --timeout-scale 60 \
 	  --extra-append "ring3-fuzz-iterations=1000000"
+	tools/run-matrix --only \
+	  kvm-nested-migrate-detector-smp4,hyperv-nested-migrate-detector-smp4
 
 # Every parser's fuzz target for FUZZ_SECONDS each, FUZZ_JOBS at once,
 # from its seeds and the corpus kept in $(BUILD)/fuzz/corpus/; findings
