@@ -211,8 +211,8 @@ model: $(CONFIG_H)
 
 # The detector rows at 1,000,000 checked flushes each (over an hour), then
 # the mutation table with 250,000 clean flushes per class: 1,000,000 or
-# more per environment, over the four or more classes each can show; last
-# the ring-3 fuzzer at 1,000,000 iterations per environment; then the
+# more per environment, over the four or more classes each can show; then
+# the ring-3 fuzzer at 1,000,000 iterations per environment; last the
 # nested migrate rows at 4 vCPUs (make check runs them at 2).
 # Timeouts at 10 times a row's own: 50 times the flushes take 30-40
 # times as long here, and a hung row must still end (docs/flush.md).
