@@ -23,6 +23,8 @@ static inline void check(struct detect_reader *r,
     uint64_t magic = tag->magic, slot = tag->slot, gen = tag->gen;
 
     r->reads++;
+    if ( lazy && magic == DETECT_MAGIC && slot == s && gen < want )
+        r->old++;
     if ( magic != DETECT_MAGIC || slot != s || (!lazy && gen < want) )
     {
         if ( !r->stale )

@@ -92,6 +92,12 @@ struct detect_result
     uint64_t reads_user, reads_kernel;
     uint64_t stale_user, stale_kernel;
     uint64_t stale_by[NR_DETECT_CATCH];
+    /*
+     * Lazy mode: reads of a slot's older generation, each through an
+     * entry cached before its remap: allowed until the frame is
+     * reused, and what a lazy control's stale read needs to last.
+     */
+    uint64_t old_reads;
     uint64_t ops[NR_DETECT_OPS];    /* changes made, by DETECT_OP_ bit
                                        number + 1 (0: plain remaps) */
     uint64_t faults;                /* reads that faulted, as they must */

@@ -181,6 +181,9 @@ struct detect_reader
 {
     volatile uint64_t reads, stale, running;
     volatile uint64_t rounds;       /* full passes over the slots */
+    volatile uint64_t old;          /* lazy: an older generation of the
+                                       slot, through an entry cached
+                                       before the remap (allowed) */
     volatile uint64_t bad_slot, bad_gen, want_gen, bad_magic;
 };
 #define DETECT_READERS_MAX 16

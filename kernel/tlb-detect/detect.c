@@ -173,6 +173,10 @@ static void teardown(struct detect_run *d)
     flush_area_mask(&cpu_online_mask, NULL, FLUSH_TLB_GLOBAL);
     for ( unsigned int i = 0; i < n; i++ )
         frame_free(old[i]);
+    /* Lazy remaps' frames taken for a next remap that never came. */
+    for ( unsigned int cpu = 0; cpu < NR_CPUS; cpu++ )
+        if ( d->spare[cpu] )
+            frame_free(d->spare[cpu]);
     /* The control page and the slots go with the task's space. */
 }
 
@@ -210,6 +214,7 @@ static void collect(struct detect_run *d, struct detect_result *r)
                                                               : CATCH_REMAP;
 
         r->reads_user += u->reads;
+        r->old_reads += u->old;
         if ( u->stale )
             cpumask_set_cpu(d->user_cpu[i], &r->stale_cpus);
         first_bad(r, d->user_cpu[i], u, c, false);
@@ -221,6 +226,7 @@ static void collect(struct detect_run *d, struct detect_result *r)
         struct kreader *k = &d->kreader[cpu];
 
         r->reads_kernel += k->r.reads;
+        r->old_reads += k->r.old;
         if ( k->r.stale )
             cpumask_set_cpu(cpu, &r->stale_cpus);
         first_bad(r, cpu, &k->r, k->first, true);

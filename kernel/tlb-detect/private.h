@@ -110,6 +110,12 @@ struct detect_run
     cpumask_t kreader_cpus;         /* CPUs with a kernel reader */
     volatile unsigned int remappers_running;
     struct kreader kreader[NR_CPUS];
+    /*
+     * Lazy mode, per remapper CPU: the frame its next remap maps, taken
+     * (reused) at once after a remap's free (remap.c), and whose turn.
+     */
+    paddr_t spare[NR_CPUS];
+    unsigned int spare_turn[NR_CPUS];
 };
 
 struct remapper_arg

@@ -77,6 +77,8 @@ void detect_check_tag(struct detect_reader *r,
     uint64_t magic = tag->magic, s = tag->slot, gen = tag->gen;
 
     r->reads++;
+    if ( lazy && magic == DETECT_MAGIC && s == slot && gen < want )
+        r->old++;
     if ( magic != DETECT_MAGIC || s != slot || (!lazy && gen < want) )
         record(r, magic, s, gen, want);
 }

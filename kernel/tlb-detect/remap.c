@@ -103,10 +103,22 @@ static void publish(volatile uint64_t *where, uint64_t v)
     __atomic_store_n(where, v, __ATOMIC_RELEASE);
 }
 
+/* The frame a lazy remap took for this CPU's next one, else a new one. */
+static paddr_t next_frame(struct detect_run *d)
+{
+    unsigned int cpu = smp_processor_id();
+    paddr_t pa = d->spare[cpu];
+
+    if ( !pa )
+        return detect_new_frame();
+    d->spare[cpu] = 0;
+    return pa;
+}
+
 static paddr_t remap_user_noflush(struct detect_run *d, unsigned int s)
 {
     uint64_t gen = d->ctl->gen[s] + 1;
-    paddr_t pa = detect_new_frame(), old;
+    paddr_t pa = next_frame(d), old;
     int rc;
 
     detect_write_tag(pa, s, gen);
@@ -129,7 +141,26 @@ static void remap_user(struct detect_run *d, unsigned int s, bool full)
                         FLUSH_TLB | (full ? 0 : FLUSH_ORDER(0)));
     publish(&d->ctl->gen[s], gen);
     if ( lazy )
+    {
+        unsigned int cpu = smp_processor_id();
+
         frame_free_deferred(old);
+        /*
+         * Every other lazy remap takes the next one's frame at once,
+         * from the head of the dirty list: with one remapper, the frame
+         * just freed, which another CPU may still reach through an
+         * entry this remap left.  Only the flush the reuse makes
+         * (frame_alloc_user()) stands between that entry and the
+         * zeroed frame.  Waiting for the readers first gives the L0
+         * time to empty the entry: under nested KVM in TCG, entries
+         * left by lazy remaps were read thousands of times after them,
+         * yet none lived to the next remap's reuse, and no control saw
+         * a stale read.  The other remaps reuse after the wait, where
+         * the TLB clock may skip a CPU that flushed in between.
+         */
+        if ( !d->spare[cpu] && (d->spare_turn[cpu]++ & 1) )
+            d->spare[cpu] = detect_new_frame();
+    }
     else
         frame_free(old);
     count_op(d, 0);

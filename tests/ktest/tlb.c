@@ -132,6 +132,7 @@ struct power
     int chosen;                     /* believed, or -1 */
     bool boot_bug;                  /* the boot injects a bug itself */
     enum tlb_inject inject;         /* the controls' bug */
+    uint64_t old_reads;             /* lazy: in every control */
     char why[160];                  /* when inconclusive */
 };
 
@@ -169,6 +170,11 @@ static void note_control(const char *what, unsigned int i, unsigned int n,
                (unsigned long)p->flushes, (unsigned long)p->unchecked,
                (unsigned long)p->ms,
                p->stalled_ms ? " (progress stopped)" : "");
+    if ( r->old_reads )
+        ktest_note("control %u: %lu reads of a slot's older generation, "
+                   "through entries cached before its lazy remap (allowed "
+                   "until the frame is reused)", i + 1,
+                   (unsigned long)r->old_reads);
     if ( p->stale )
         ktest_note("control %u: first a %s catch in %s mode on CPU%u, slot "
                    "%#lx gen %lu, wanted gen %lu", i + 1,
@@ -230,6 +236,7 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
             return false;
         }
         detect_power_from(&pw->ctl[i], &places[i], &r);
+        pw->old_reads += r.old_reads;
         pw->n = i + 1;
         note_control(what, i, n, pw, &r);
         if ( pw->boot_bug ? pw->ctl[i].stale > 0
@@ -261,8 +268,17 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
                    pw->chosen ? ", those before it saw fewer" : "", place);
     }
     else if ( !pw->boot_bug )
+    {
         detect_power_why(pw->why, sizeof(pw->why),
                          tlb_inject_name(pw->inject), pw->ctl, pw->n);
+        /* What the L0 did instead: the entries were there, briefly. */
+        if ( pw->old_reads )
+            ktest_note("power: %s: the controls read %lu times through "
+                       "entries a lazy remap left, but none lived to its "
+                       "frame's reuse: with no remote flush made, the L0 "
+                       "or the TLB itself dropped them first", what,
+                       (unsigned long)pw->old_reads);
+    }
     return true;
 }
 
