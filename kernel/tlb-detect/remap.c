@@ -151,12 +151,13 @@ static void remap_user(struct detect_run *d, unsigned int s, bool full)
          * just freed, which another CPU may still reach through an
          * entry this remap left.  Only the flush the reuse makes
          * (frame_alloc_user()) stands between that entry and the
-         * zeroed frame.  Waiting for the readers first gives the L0
-         * time to empty the entry: under nested KVM in TCG, entries
-         * left by lazy remaps were read thousands of times after them,
-         * yet none lived to the next remap's reuse, and no control saw
-         * a stale read.  The other remaps reuse after the wait, where
-         * the TLB clock may skip a CPU that flushed in between.
+         * zeroed frame.  Reused only at the next remap, after the
+         * readers' rounds, no such entry was ever seen to reach its
+         * frame under nested KVM in TCG, though entries lazy remaps
+         * left were read up to a million times after them, and no
+         * control saw a stale read (docs/flush.md, "Modes").  The other
+         * remaps reuse after the wait, where the TLB clock may skip a
+         * CPU that flushed in between.
          */
         if ( !d->spare[cpu] && (d->spare_turn[cpu]++ & 1) )
             d->spare[cpu] = detect_new_frame();

@@ -271,12 +271,12 @@ static bool measure_power(struct ktest *t, struct detect_config *cfg,
     {
         detect_power_why(pw->why, sizeof(pw->why),
                          tlb_inject_name(pw->inject), pw->ctl, pw->n);
-        /* What the L0 did instead: the entries were there, briefly. */
+        /* What the controls saw instead: the entries were there. */
         if ( pw->old_reads )
             ktest_note("power: %s: the controls read %lu times through "
                        "entries a lazy remap left, but none lived to its "
-                       "frame's reuse: with no remote flush made, the L0 "
-                       "or the TLB itself dropped them first", what,
+                       "frame's reuse: they were gone before it, with no "
+                       "remote flush made", what,
                        (unsigned long)pw->old_reads);
     }
     return true;
